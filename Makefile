@@ -1,0 +1,38 @@
+# mailledger: make run (the service on its embedded SQLite default), make test.
+GO       ?= go
+BIN      := bin/mailledger
+PKGS     := ./...
+GOFLAGS  ?=
+TESTFLAGS ?= -timeout 40m
+BENCHTIME ?= 1x
+
+.PHONY: build run test bench lint fmt clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/mailledger
+
+run: build
+	./$(BIN) serve
+
+# Tests against SQLite always; against PostgreSQL and MySQL when TEST_POSTGRES_URL and
+# TEST_MYSQL_URL are set (.ci/run sets them; locally they skip with a SKIP line).
+test: build lint
+	$(GO) test $(TESTFLAGS) -p 2 $(PKGS)
+
+bench: build
+	bash bench/run.sh
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+	@bad=$$($(GO) list -f '{{range .Imports}}{{.}}{{"\n"}}{{end}}' ./domain/... | sort -u | \
+		grep -E '^[^/]+\.[^/]+/' | grep -v '^github.com/google/uuid$$' || true); \
+	if [ -n "$$bad" ]; then echo "domain/ must import only the standard library and uuid, found:"; echo "$$bad"; exit 1; fi
+	@echo "lint ok"
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin

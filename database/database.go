@@ -1,0 +1,271 @@
+// Package database opens the one SQL database a deployment uses (SQLite, PostgreSQL or
+// MySQL/MariaDB) from a DATABASE_URL and hides the few differences between the dialects
+// that the rest of the code meets: placeholders, transaction options and time values.
+package database
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+)
+
+// Dialect names one of the three supported SQL dialects.
+type Dialect string
+
+// The supported dialects.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+	MySQL    Dialect = "mysql"
+)
+
+// ErrBadURL is returned for a DATABASE_URL that cannot be understood.
+var ErrBadURL = errors.New("malformed database url")
+
+// DB is an open database together with its dialect.
+type DB struct {
+	*sql.DB
+	Dialect Dialect
+	// writeMu serialises writers inside one process on SQLite, whose single writer
+	// lock would otherwise be fought over with busy-waiting.
+	writeMu *sync.Mutex
+}
+
+// Open parses rawURL (sqlite://PATH, postgres://…, mysql://user:pass@tcp(host:port)/db)
+// and opens a connection pool. It does not contact the server; call Ping for that.
+func Open(rawURL string) (*DB, error) {
+	dialect, driver, dsn, err := parseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if dialect == SQLite {
+		if err := os.MkdirAll(filepath.Dir(sqlitePath(rawURL)), 0o750); err != nil {
+			return nil, fmt.Errorf("create database directory: %w", err)
+		}
+	}
+	sqlDB, err := sql.Open(driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadURL, err)
+	}
+	db := &DB{DB: sqlDB, Dialect: dialect, writeMu: &sync.Mutex{}}
+	db.tunePool()
+	return db, nil
+}
+
+func (db *DB) tunePool() {
+	switch db.Dialect {
+	case SQLite:
+		db.SetMaxOpenConns(8)
+		db.SetMaxIdleConns(8)
+	default:
+		db.SetMaxOpenConns(32)
+		db.SetMaxIdleConns(16)
+		db.SetConnMaxIdleTime(5 * time.Minute)
+	}
+}
+
+func sqlitePath(rawURL string) string {
+	p := strings.TrimPrefix(rawURL, "sqlite://")
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i]
+	}
+	return p
+}
+
+func parseURL(rawURL string) (Dialect, string, string, error) {
+	scheme, _, ok := strings.Cut(rawURL, "://")
+	if !ok {
+		return "", "", "", fmt.Errorf("%w: %q has no scheme (want sqlite://, postgres:// or mysql://)", ErrBadURL, redact(rawURL))
+	}
+	switch scheme {
+	case "sqlite", "sqlite3", "file":
+		return sqliteDSN(rawURL)
+	case "postgres", "postgresql":
+		if _, err := url.Parse(rawURL); err != nil {
+			return "", "", "", fmt.Errorf("%w: %v", ErrBadURL, err)
+		}
+		return Postgres, "pgx", rawURL, nil
+	case "mysql", "mariadb":
+		return mysqlDSN(strings.TrimPrefix(rawURL, scheme+"://"))
+	}
+	return "", "", "", fmt.Errorf("%w: unknown scheme %q (want sqlite, postgres or mysql)", ErrBadURL, scheme)
+}
+
+func sqliteDSN(rawURL string) (Dialect, string, string, error) {
+	path := sqlitePath(rawURL)
+	if path == "" {
+		return "", "", "", fmt.Errorf("%w: sqlite url has no path", ErrBadURL)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(20000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	q.Set("_time_format", "sqlite")
+	return SQLite, "sqlite", "file:" + path + "?" + q.Encode(), nil
+}
+
+func mysqlDSN(dsn string) (Dialect, string, string, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "", "", "", fmt.Errorf("%w: %v", ErrBadURL, err)
+	}
+	cfg.ParseTime = true
+	cfg.Loc = time.UTC
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["time_zone"] = "'+00:00'"
+	cfg.Params["transaction_isolation"] = "'READ-COMMITTED'"
+	cfg.Params["charset"] = "utf8mb4"
+	cfg.Collation = "utf8mb4_bin"
+	cfg.InterpolateParams = true
+	return MySQL, "mysql", cfg.FormatDSN(), nil
+}
+
+// redact hides a password in a URL so that it can be shown in an error.
+func redact(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+			return u.String()
+		}
+	}
+	if at := strings.LastIndexByte(rawURL, '@'); at > 0 {
+		return "…" + rawURL[at:]
+	}
+	return rawURL
+}
+
+// Redact returns rawURL with any password replaced, for logs.
+func Redact(rawURL string) string { return redact(rawURL) }
+
+// Rebind turns the ?-placeholders of query into the dialect's own ($1, $2… on PostgreSQL).
+func (db *DB) Rebind(query string) string { return Rebind(db.Dialect, query) }
+
+// Rebind turns the ?-placeholders of query into dialect d's own.
+func Rebind(d Dialect, query string) string {
+	if d != Postgres || !strings.Contains(query, "?") {
+		return query
+	}
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteByte(query[i])
+	}
+	return b.String()
+}
+
+// Tx is a transaction that knows its dialect.
+type Tx struct {
+	*sql.Tx
+	Dialect Dialect
+}
+
+// Exec runs query with ?-placeholders rebound for the dialect.
+func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return tx.Tx.ExecContext(ctx, Rebind(tx.Dialect, query), args...)
+}
+
+// Query runs query with ?-placeholders rebound for the dialect.
+func (tx *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return tx.Tx.QueryContext(ctx, Rebind(tx.Dialect, query), args...)
+}
+
+// QueryRow runs query with ?-placeholders rebound for the dialect.
+func (tx *Tx) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return tx.Tx.QueryRowContext(ctx, Rebind(tx.Dialect, query), args...)
+}
+
+// InTx runs fn in a write transaction and commits it when fn returns nil. On SQLite the
+// process's writers queue on a mutex before taking the database's writer lock.
+func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
+	if db.Dialect == SQLite {
+		db.writeMu.Lock()
+		defer db.writeMu.Unlock()
+	}
+	var opts *sql.TxOptions
+	if db.Dialect != SQLite {
+		opts = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+	}
+	sqlTx, err := db.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	tx := &Tx{Tx: sqlTx, Dialect: db.Dialect}
+	if err := fn(tx); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	return sqlTx.Commit()
+}
+
+// ForUpdate is the row-lock suffix of a SELECT in this dialect ("" on SQLite, whose
+// IMMEDIATE transactions already hold the single writer lock).
+func ForUpdate(d Dialect) string {
+	if d == SQLite {
+		return ""
+	}
+	return " FOR UPDATE"
+}
+
+// TimeValue converts a timestamp read from any of the drivers into a UTC time.
+func TimeValue(v any) (time.Time, error) {
+	switch t := v.(type) {
+	case time.Time:
+		return t.UTC(), nil
+	case string:
+		return parseTimeText(t)
+	case []byte:
+		return parseTimeText(string(t))
+	case nil:
+		return time.Time{}, errors.New("null timestamp")
+	}
+	return time.Time{}, fmt.Errorf("unexpected timestamp type %T", v)
+}
+
+var timeLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02 15:04:05.999999999-07:00",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999",
+}
+
+func parseTimeText(s string) (time.Time, error) {
+	for _, layout := range timeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("unparseable timestamp %q", s)
+}
+
+// TimeArg converts t into the value a statement of dialect d stores for a timestamp
+// column: time.Time for the servers, fixed-width RFC 3339 text with microseconds on SQLite
+// (so that text order is time order).
+func TimeArg(d Dialect, t time.Time) any {
+	t = t.UTC().Truncate(time.Microsecond)
+	if d == SQLite {
+		return t.Format("2006-01-02T15:04:05.000000Z")
+	}
+	return t
+}

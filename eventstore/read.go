@@ -1,0 +1,111 @@
+package eventstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/mailledger/mailledger/database"
+)
+
+func timeNow() time.Time { return time.Now().UTC() }
+
+const selectEvents = `SELECT ` + eventColumns + ` FROM events `
+
+// Load returns every event of a stream in version order, upcast.
+func (s *Store) Load(ctx context.Context, streamID string) ([]Record, error) {
+	return s.query(ctx, true, selectEvents+`WHERE stream_id = ? ORDER BY stream_version`, streamID)
+}
+
+// ReadAll returns up to limit events with position > after, in position order, upcast.
+func (s *Store) ReadAll(ctx context.Context, after int64, limit int) ([]Record, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	return s.query(ctx, true, selectEvents+`WHERE position > ? ORDER BY position LIMIT ?`, after, limit)
+}
+
+// ReadRaw is ReadAll without upcasting: the records exactly as stored.
+func (s *Store) ReadRaw(ctx context.Context, after int64, limit int) ([]Record, error) {
+	return s.query(ctx, false, selectEvents+`WHERE position > ? ORDER BY position LIMIT ?`, after, limit)
+}
+
+// ReadPositions returns the events at the given positions, as stored, in position order.
+func (s *Store) ReadPositions(ctx context.Context, positions []int64) ([]Record, error) {
+	if len(positions) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(positions))
+	for i, p := range positions {
+		args[i] = p
+	}
+	q := selectEvents + `WHERE position IN (` + placeholders(1, len(positions))[1:]
+	q = q[:len(q)-1] + `) ORDER BY position`
+	return s.query(ctx, false, q, args...)
+}
+
+func (s *Store) query(ctx context.Context, upcast bool, q string, args ...any) ([]Record, error) {
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		var r Record
+		if err := scanRecord(rows, &r); err != nil {
+			return nil, err
+		}
+		if upcast {
+			if err := s.opts.Upcasters.apply(&r); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func scanRecord(rows *sql.Rows, r *Record) error {
+	var payload, metadata, leaf, chain string
+	var recorded any
+	err := rows.Scan(&r.Position, &r.StreamID, &r.StreamType, &r.StreamVersion, &r.TenantID,
+		&r.EventType, &r.SchemaVersion, &payload, &metadata, &recorded, &leaf, &chain)
+	if err != nil {
+		return fmt.Errorf("scan event: %w", err)
+	}
+	r.Payload, r.Metadata = []byte(payload), []byte(metadata)
+	if r.RecordedAt, err = database.TimeValue(recorded); err != nil {
+		return fmt.Errorf("event %d recorded_at: %w", r.Position, err)
+	}
+	if r.LeafHash, err = ParseHash(leaf); err != nil {
+		return fmt.Errorf("event %d leaf_hash: %w", r.Position, err)
+	}
+	if r.ChainHash, err = ParseHash(chain); err != nil {
+		return fmt.Errorf("event %d chain_hash: %w", r.Position, err)
+	}
+	r.Data, r.DataVersion = r.Payload, r.SchemaVersion
+	return nil
+}
+
+// ReadAllTx is ReadAll inside tx (used by projection rebuilds).
+func (s *Store) ReadAllTx(ctx context.Context, tx *database.Tx, after int64, limit int) ([]Record, error) {
+	rows, err := tx.Query(ctx, selectEvents+`WHERE position > ? ORDER BY position LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		var r Record
+		if err := scanRecord(rows, &r); err != nil {
+			return nil, err
+		}
+		if err := s.opts.Upcasters.apply(&r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,42 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/eventstore"
+)
+
+// Streams projects ledger_streams: one row per stream with its type, tenant, version and
+// first and last positions, so that auditors can list the ledger's aggregates without
+// scanning the log.
+type Streams struct{}
+
+var _ eventstore.Projector = Streams{}
+
+// Name implements eventstore.Projector.
+func (Streams) Name() string { return "ledger_streams" }
+
+// Tables implements eventstore.Projector.
+func (Streams) Tables() []string { return []string{"ledger_streams"} }
+
+// Project implements eventstore.Projector.
+func (Streams) Project(ctx context.Context, tx *database.Tx, rec *eventstore.Record) error {
+	at := database.TimeArg(tx.Dialect, rec.RecordedAt)
+	if rec.StreamVersion == 1 {
+		_, err := tx.Exec(ctx, `INSERT INTO ledger_streams (stream_id, stream_type, tenant_id, version, first_position, last_position, last_event_type, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			rec.StreamID, rec.StreamType, rec.TenantID, rec.StreamVersion, rec.Position, rec.Position, rec.EventType, at, at)
+		return wrap(err)
+	}
+	_, err := tx.Exec(ctx, `UPDATE ledger_streams SET version = ?, last_position = ?, last_event_type = ?, updated_at = ? WHERE stream_id = ?`,
+		rec.StreamVersion, rec.Position, rec.EventType, at, rec.StreamID)
+	return wrap(err)
+}
+
+func wrap(err error) error {
+	if err != nil {
+		return fmt.Errorf("ledger_streams: %w", err)
+	}
+	return nil
+}
