@@ -128,7 +128,8 @@ func mysqlDSN(dsn string) (Dialect, string, string, error) {
 		cfg.Params = map[string]string{}
 	}
 	cfg.Params["time_zone"] = "'+00:00'"
-	cfg.Params["transaction_isolation"] = "'READ-COMMITTED'"
+	// ANSI_QUOTES lets the same "from" and "to" column quoting work on all three dialects.
+	cfg.Params["sql_mode"] = "'ANSI_QUOTES,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'"
 	cfg.Params["charset"] = "utf8mb4"
 	cfg.Collation = "utf8mb4_bin"
 	cfg.InterpolateParams = true

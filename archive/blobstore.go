@@ -1,0 +1,165 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// BlobStore is where sealed message files live: the local file system or, later, an
+// S3-compatible object store. Keys are slash-separated relative names such as
+// "default/3f/00/1234.m".
+type BlobStore interface {
+	Put(ctx context.Context, key string, data []byte) error
+	Get(ctx context.Context, key string) ([]byte, error)
+	Delete(ctx context.Context, key string) error
+	// List calls fn with every key under prefix, in no particular order.
+	List(ctx context.Context, prefix string, fn func(key string) error) error
+}
+
+// ErrBlobNotFound means no file exists under a key.
+var ErrBlobNotFound = errors.New("message file not found")
+
+// ErrBadKey means a key is not a safe relative name.
+var ErrBadKey = errors.New("bad storage key")
+
+var keyPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`)
+
+// validKey refuses anything but plain relative names: no "..", no absolute paths.
+func validKey(key string) error {
+	if !keyPattern.MatchString(key) || strings.Contains(key, "..") {
+		return fmt.Errorf("%w: %q", ErrBadKey, key)
+	}
+	return nil
+}
+
+// MessageKey is the storage key of message id of tenant: <tenant>/<xx>/<yy>/<id>.m, where
+// xx and yy are the low two bytes of the id in hex, spreading files over 65,536 folders.
+func MessageKey(tenant string, id int64) string {
+	return fmt.Sprintf("%s/%02x/%02x/%d.m", tenant, id&0xff, (id>>8)&0xff, id)
+}
+
+// LocalStore keeps files under one root directory.
+type LocalStore struct {
+	root string
+}
+
+var _ BlobStore = (*LocalStore)(nil)
+
+// NewLocalStore returns a store rooted at dir, creating it.
+func NewLocalStore(dir string) (*LocalStore, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, err
+	}
+	return &LocalStore{root: dir}, nil
+}
+
+func (s *LocalStore) path(key string) (string, error) {
+	if err := validKey(key); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.root, filepath.FromSlash(key)), nil
+}
+
+// Put writes data atomically: a temporary file in the same folder, fsync, rename, fsync
+// of the folder. A crash leaves either the old file or the new one, never half of one.
+func (s *LocalStore) Put(_ context.Context, key string, data []byte) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".put-*")
+	if err != nil {
+		return err
+	}
+	if err := writeAndSync(tmp, data); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return syncDir(dir)
+}
+
+func writeAndSync(f *os.File, data []byte) error {
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Get reads the file under key.
+func (s *LocalStore) Get(_ context.Context, key string) ([]byte, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrBlobNotFound, key)
+	}
+	return b, err
+}
+
+// Delete removes the file under key; a missing file is not an error (deletes are retried).
+func (s *LocalStore) Delete(_ context.Context, key string) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// List walks the files under prefix.
+func (s *LocalStore) List(ctx context.Context, prefix string, fn func(key string) error) error {
+	start := s.root
+	if prefix != "" {
+		p, err := s.path(strings.TrimSuffix(prefix, "/"))
+		if err != nil {
+			return err
+		}
+		start = p
+	}
+	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".put-") {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		rel, _ := filepath.Rel(s.root, p)
+		return fn(filepath.ToSlash(rel))
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
