@@ -23,6 +23,7 @@ type Parsed struct {
 	References  string
 	Sent        time.Time // Date header; zero when missing or unreadable
 	To, Cc, Bcc []string  // lower-cased addresses
+	Envelope    []string  // SMTP envelope recipients (RCPT TO), lower-cased
 	Text        string    // the text/plain body, else text from the HTML body
 	Attachments []Attachment
 	Digest      [32]byte // SHA-256 of the original bytes

@@ -1,0 +1,115 @@
+// Package archive is the email archive: parsing, the sealed message store (local files or
+// an object store), the metadata rows and the full-text index, on any of the three SQL
+// dialects.
+package archive
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mailledger/mailledger/database"
+)
+
+// DefaultRetention is how long a message is kept when configuration says nothing.
+const DefaultRetention = 3650 * 24 * time.Hour
+
+// ErrNotFound means no visible message has that id in that tenant.
+var ErrNotFound = errors.New("message not found")
+
+// Archive stores and reads messages.
+type Archive struct {
+	db        *database.DB
+	blobs     BlobStore
+	keys      *Keyring
+	parser    *Parser
+	index     searchIndex
+	retention time.Duration
+	clock     func() time.Time
+}
+
+// Options configure an Archive.
+type Options struct {
+	Retention  time.Duration // default DefaultRetention
+	SpamHeader string        // the spec's spam_header_line
+	Clock      func() time.Time
+}
+
+// New returns an Archive over db (migrated), blobs and keys.
+func New(db *database.DB, blobs BlobStore, keys *Keyring, opts Options) (*Archive, error) {
+	if db == nil || blobs == nil || keys == nil {
+		return nil, errors.New("archive: database, blob store and keyring are required")
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	return &Archive{
+		db: db, blobs: blobs, keys: keys, parser: NewParser(opts.SpamHeader),
+		index: newSearchIndex(db.Dialect), retention: opts.Retention, clock: opts.Clock,
+	}, nil
+}
+
+// DB returns the archive's database.
+func (a *Archive) DB() *database.DB { return a.db }
+
+// Parser returns the archive's MIME parser.
+func (a *Archive) Parser() *Parser { return a.parser }
+
+// Incoming is one message to archive.
+type Incoming struct {
+	Tenant   string
+	Raw      []byte
+	Envelope []string // SMTP RCPT TO addresses, when known
+	Arrived  time.Time
+	Source   string // where it came from (a file name), for error messages
+}
+
+// Prepared is a parsed and sealed message, ready to be committed. Preparing is the
+// CPU-heavy part and may run on many goroutines at once.
+type Prepared struct {
+	In     Incoming
+	Msg    *Parsed
+	Sealed []byte
+}
+
+// Prepare parses and seals one message.
+func (a *Archive) Prepare(in Incoming) (*Prepared, error) {
+	if err := validTenant(in.Tenant); err != nil {
+		return nil, err
+	}
+	msg, err := a.parser.Parse(in.Raw)
+	if err != nil {
+		return nil, err
+	}
+	msg.addEnvelope(in.Envelope)
+	sealed, err := a.keys.Seal(in.Tenant, in.Raw)
+	if err != nil {
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	if in.Arrived.IsZero() {
+		in.Arrived = a.clock()
+	}
+	return &Prepared{In: in, Msg: msg, Sealed: sealed}, nil
+}
+
+func (m *Parsed) addEnvelope(rcpts []string) {
+	for _, r := range rcpts {
+		m.Envelope = appendAddress(m.Envelope, r)
+	}
+}
+
+// Result is the outcome of committing one prepared message.
+type Result struct {
+	ID        int64
+	Duplicate bool // the tenant already had a message with the same SHA-256
+}
+
+func validTenant(t string) error {
+	if err := validKey(t); err != nil || len(t) > 64 || t == "." {
+		return fmt.Errorf("bad tenant id %q", t)
+	}
+	return nil
+}

@@ -1,0 +1,248 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mailledger/mailledger/database"
+)
+
+// Message is the metadata of one archived message, as the API shows it.
+type Message struct {
+	ID          int64      `json:"id"`
+	TenantID    string     `json:"-"`
+	MessageID   string     `json:"message_id"`
+	From        string     `json:"from"`
+	To          []string   `json:"to"`
+	Cc          []string   `json:"cc"`
+	Subject     string     `json:"subject"`
+	Sent        *time.Time `json:"sent"`
+	Arrived     time.Time  `json:"arrived"`
+	Size        int64      `json:"size"`
+	Attachments int        `json:"attachments"`
+	Retained    time.Time  `json:"retained"`
+	Spam        bool       `json:"spam"`
+	Digest      string     `json:"digest"`
+}
+
+// Query selects messages of one tenant. Empty fields do not filter.
+type Query struct {
+	Tenant   string
+	Text     string // full-text words, all required
+	From     string // sender address, or @domain
+	To       string // recipient (to, cc, bcc or envelope) address, or @domain
+	DateFrom time.Time
+	DateTo   time.Time // exclusive
+	// Participant restricts to messages this address sent or received (plain users).
+	Participant string
+	Limit       int
+	Offset      int
+}
+
+// visible is the condition every read applies: not deleted by purge.
+const visible = `m.deleted = 0`
+
+// Search returns one page of matching messages, newest first, and the total count.
+func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
+	where, args := a.conditions(q)
+	var total int
+	err := a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM metadata m WHERE `+where), args...).Scan(&total)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count messages: %w", err)
+	}
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
+	page := append(append([]any{}, args...), q.Limit, q.Offset)
+	msgs, err := a.selectMessages(ctx, `WHERE `+where+` ORDER BY m.arrived DESC, m.id DESC LIMIT ? OFFSET ?`, page...)
+	return msgs, total, err
+}
+
+func (a *Archive) conditions(q Query) (string, []any) {
+	conds := []string{visible, `m.tenant_id = ?`}
+	args := []any{q.Tenant}
+	add := func(c string, a ...any) { conds = append(conds, c); args = append(args, a...) }
+	if words := searchWords(q.Text); len(words) > 0 {
+		c, a := a.index.match(words)
+		add(c, a...)
+	}
+	if q.From != "" {
+		if dom, ok := strings.CutPrefix(strings.ToLower(q.From), "@"); ok {
+			add(`m.fromdomain = ?`, dom)
+		} else {
+			add(`m."from" = ?`, strings.ToLower(q.From))
+		}
+	}
+	if q.To != "" {
+		if dom, ok := strings.CutPrefix(strings.ToLower(q.To), "@"); ok {
+			add(`m.id IN (SELECT id FROM rcpt WHERE todomain = ?)`, dom)
+		} else {
+			add(`m.id IN (SELECT id FROM rcpt WHERE "to" = ?)`, strings.ToLower(q.To))
+		}
+	}
+	if !q.DateFrom.IsZero() {
+		add(`COALESCE(m.sent, m.arrived) >= ?`, database.TimeArg(a.db.Dialect, q.DateFrom))
+	}
+	if !q.DateTo.IsZero() {
+		add(`COALESCE(m.sent, m.arrived) < ?`, database.TimeArg(a.db.Dialect, q.DateTo))
+	}
+	if q.Participant != "" {
+		p := strings.ToLower(q.Participant)
+		add(`(m."from" = ? OR m.id IN (SELECT id FROM rcpt WHERE "to" = ?))`, p, p)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+const messageColumns = `m.id, m.tenant_id, m.message_id, m."from", m.subject, m.sent, m.arrived, m.size, m.attachments, m.retained, m.spam, m.digest`
+
+func (a *Archive) selectMessages(ctx context.Context, tail string, args ...any) ([]Message, error) {
+	rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT `+messageColumns+` FROM metadata m `+tail), args...)
+	if err != nil {
+		return nil, fmt.Errorf("read messages: %w", err)
+	}
+	defer rows.Close()
+	out := []Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, a.fillRecipients(ctx, out)
+}
+
+func scanMessage(rows *sql.Rows) (Message, error) {
+	var m Message
+	var sent, arrived, retained any
+	var spam int
+	if err := rows.Scan(&m.ID, &m.TenantID, &m.MessageID, &m.From, &m.Subject, &sent, &arrived, &m.Size, &m.Attachments, &retained, &spam, &m.Digest); err != nil {
+		return m, fmt.Errorf("scan message: %w", err)
+	}
+	var err error
+	if sent != nil {
+		t, err := database.TimeValue(sent)
+		if err != nil {
+			return m, err
+		}
+		m.Sent = &t
+	}
+	if m.Arrived, err = database.TimeValue(arrived); err != nil {
+		return m, err
+	}
+	if m.Retained, err = database.TimeValue(retained); err != nil {
+		return m, err
+	}
+	m.Spam = spam != 0
+	return m, nil
+}
+
+func (a *Archive) fillRecipients(ctx context.Context, msgs []Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	byID := map[int64]*Message{}
+	args := make([]any, len(msgs))
+	for i := range msgs {
+		msgs[i].To, msgs[i].Cc = []string{}, []string{}
+		byID[msgs[i].ID] = &msgs[i]
+		args[i] = msgs[i].ID
+	}
+	q := `SELECT id, "to", kind FROM rcpt WHERE kind IN ('to', 'cc') AND id IN (` + strings.TrimSuffix(strings.Repeat("?,", len(msgs)), ",") + `) ORDER BY id, kind`
+	rows, err := a.db.QueryContext(ctx, a.db.Rebind(q), args...)
+	if err != nil {
+		return fmt.Errorf("read recipients: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var to, kind string
+		if err := rows.Scan(&id, &to, &kind); err != nil {
+			return err
+		}
+		if m := byID[id]; m != nil && kind == KindTo {
+			m.To = append(m.To, to)
+		} else if m != nil {
+			m.Cc = append(m.Cc, to)
+		}
+	}
+	return rows.Err()
+}
+
+// Get returns a visible message of tenant; ErrNotFound when there is none (another
+// tenant's message included).
+func (a *Archive) Get(ctx context.Context, tenant string, id int64) (*Message, error) {
+	msgs, err := a.selectMessages(ctx, `WHERE m.id = ? AND m.tenant_id = ? AND `+visible, id, tenant)
+	if err != nil {
+		return nil, err
+	}
+	if len(msgs) == 0 {
+		return nil, ErrNotFound
+	}
+	return &msgs[0], nil
+}
+
+// Raw returns the original bytes of a visible message, after checking the GCM tag and the
+// SHA-256 digest; a mismatch is ErrIntegrity and nothing is returned.
+func (a *Archive) Raw(ctx context.Context, tenant string, id int64) ([]byte, error) {
+	m, err := a.Get(ctx, tenant, id)
+	if err != nil {
+		return nil, err
+	}
+	return a.readFile(ctx, m)
+}
+
+func (a *Archive) readFile(ctx context.Context, m *Message) ([]byte, error) {
+	digest, err := parseDigest(m.Digest)
+	if err != nil {
+		return nil, fmt.Errorf("%w: stored digest: %v", ErrIntegrity, err)
+	}
+	sealed, err := a.blobs.Get(ctx, MessageKey(m.TenantID, m.ID))
+	if err != nil {
+		if errors.Is(err, ErrBlobNotFound) {
+			return nil, fmt.Errorf("%w: message %d has no file", ErrIntegrity, m.ID)
+		}
+		return nil, err
+	}
+	raw, err := a.keys.Open(m.TenantID, sealed, digest)
+	if err != nil {
+		return nil, fmt.Errorf("message %d: %w", m.ID, err)
+	}
+	return raw, nil
+}
+
+// Text returns the text of a visible message: the text/plain body, else text from HTML.
+func (a *Archive) Text(ctx context.Context, tenant string, id int64) (string, error) {
+	raw, err := a.Raw(ctx, tenant, id)
+	if err != nil {
+		return "", err
+	}
+	msg, err := a.parser.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	return msg.Text, nil
+}
+
+// RemoveFromIndex takes a message out of the full-text index (erasure and purge).
+func (a *Archive) RemoveFromIndex(ctx context.Context, tx *database.Tx, id int64) error {
+	return a.index.remove(ctx, tx, id)
+}
+
+func parseDigest(s string) ([32]byte, error) {
+	var d [32]byte
+	var b []byte
+	_, err := fmt.Sscanf(s, "%x", &b)
+	if err != nil || len(b) != 32 {
+		return d, fmt.Errorf("bad digest %q", s)
+	}
+	copy(d[:], b)
+	return d, nil
+}

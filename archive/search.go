@@ -1,0 +1,144 @@
+package archive
+
+import (
+	"context"
+	"strings"
+	"unicode"
+
+	"github.com/mailledger/mailledger/database"
+)
+
+// maxIndexedBody bounds the body text put into the full-text index.
+const maxIndexedBody = 256 << 10
+
+// searchIndex is the full-text index of one dialect: SQLite FTS5 (contentless, so the
+// index keeps tokens, not text), PostgreSQL tsvector with a GIN index, MySQL FULLTEXT.
+// Subject, sender, recipients, body text and attachment names are indexed.
+type searchIndex interface {
+	add(ctx context.Context, tx *database.Tx, id int64, tenant string, m *Parsed) error
+	remove(ctx context.Context, tx *database.Tx, id int64) error
+	// match returns a SQL condition on metadata.id (aliased m) and its arguments for the
+	// words of q.
+	match(words []string) (string, []any)
+}
+
+func newSearchIndex(d database.Dialect) searchIndex {
+	switch d {
+	case database.Postgres:
+		return pgIndex{}
+	case database.MySQL:
+		return mysqlIndex{}
+	}
+	return sqliteIndex{}
+}
+
+type indexDoc struct {
+	subject, sender, recipients, body, attachments string
+}
+
+func docOf(m *Parsed) indexDoc {
+	var names []string
+	for _, a := range m.Attachments {
+		names = append(names, a.Name)
+	}
+	rcpts := append(append(append(append([]string{}, m.To...), m.Cc...), m.Bcc...), m.Envelope...)
+	return indexDoc{
+		subject: cleanText(m.Subject), sender: m.From, recipients: strings.Join(rcpts, " "),
+		body: cleanText(clip(m.Text, maxIndexedBody)), attachments: cleanText(strings.Join(names, " ")),
+	}
+}
+
+func (d indexDoc) all() string {
+	return strings.Join([]string{d.subject, d.sender, d.recipients, d.body, d.attachments}, "\n")
+}
+
+// cleanText makes s storable in every dialect: valid UTF-8 without NUL bytes.
+func cleanText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.ReplaceAll(s, "\x00", "")
+}
+
+// searchWords splits a user query into words of letters and digits (and the address
+// characters @ . _ -, kept inside a word), dropping everything that is query syntax in
+// one of the engines.
+func searchWords(q string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("@._-", r))
+	}) {
+		f = strings.Trim(f, "@._-")
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+type sqliteIndex struct{}
+
+func (sqliteIndex) add(ctx context.Context, tx *database.Tx, id int64, tenant string, m *Parsed) error {
+	d := docOf(m)
+	_, err := tx.Exec(ctx, `INSERT INTO message_search (rowid, tenant_id, subject, sender, recipients, body, attachments) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		id, tenant, d.subject, d.sender, d.recipients, d.body, d.attachments)
+	return err
+}
+
+func (sqliteIndex) remove(ctx context.Context, tx *database.Tx, id int64) error {
+	_, err := tx.Exec(ctx, `DELETE FROM message_search WHERE rowid = ?`, id)
+	return err
+}
+
+func (sqliteIndex) match(words []string) (string, []any) {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+	}
+	return `m.id IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)`, []any{strings.Join(quoted, " AND ")}
+}
+
+type pgIndex struct{}
+
+func (pgIndex) add(ctx context.Context, tx *database.Tx, id int64, tenant string, m *Parsed) error {
+	d := docOf(m)
+	_, err := tx.Exec(ctx, `INSERT INTO message_search (id, tenant_id, document) VALUES (?, ?,
+		setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'B') ||
+		setweight(to_tsvector('simple', ?), 'C') || to_tsvector('simple', ?))`,
+		id, tenant, d.subject, d.sender+" "+d.recipients, d.attachments, d.body)
+	return err
+}
+
+func (pgIndex) remove(ctx context.Context, tx *database.Tx, id int64) error {
+	_, err := tx.Exec(ctx, `DELETE FROM message_search WHERE id = ?`, id)
+	return err
+}
+
+func (pgIndex) match(words []string) (string, []any) {
+	return `m.id IN (SELECT id FROM message_search WHERE document @@ plainto_tsquery('simple', ?))`, []any{strings.Join(words, " ")}
+}
+
+type mysqlIndex struct{}
+
+func (mysqlIndex) add(ctx context.Context, tx *database.Tx, id int64, tenant string, m *Parsed) error {
+	_, err := tx.Exec(ctx, `INSERT INTO message_search (id, tenant_id, document) VALUES (?, ?, ?)`, id, tenant, docOf(m).all())
+	return err
+}
+
+func (mysqlIndex) remove(ctx context.Context, tx *database.Tx, id int64) error {
+	_, err := tx.Exec(ctx, `DELETE FROM message_search WHERE id = ?`, id)
+	return err
+}
+
+// match drops words shorter than InnoDB's default innodb_ft_min_token_size (3), which the
+// index never holds.
+func (mysqlIndex) match(words []string) (string, []any) {
+	var terms []string
+	for _, w := range words {
+		if len([]rune(w)) >= 3 {
+			terms = append(terms, `+"`+w+`"`)
+		}
+	}
+	if len(terms) == 0 {
+		return `1 = 1`, nil
+	}
+	return `m.id IN (SELECT id FROM message_search WHERE MATCH(document) AGAINST (? IN BOOLEAN MODE))`, []any{strings.Join(terms, " ")}
+}
