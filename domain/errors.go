@@ -1,0 +1,54 @@
+package domain
+
+import "errors"
+
+// Errors shared by every aggregate; handlers map them to the contract's statuses.
+var (
+	// ErrInvalidTransition means the aggregate's state does not allow the command.
+	ErrInvalidTransition = errors.New("invalid transition")
+	// ErrValidation means a command's input broke a rule; see ValidationError for fields.
+	ErrValidation = errors.New("validation failed")
+)
+
+// ValidationError lists every problem of a command's input, field by field.
+type ValidationError struct {
+	Fields map[string]string
+}
+
+func (e *ValidationError) Error() string { return "validation failed" }
+
+// Unwrap makes errors.Is(err, ErrValidation) true.
+func (e *ValidationError) Unwrap() error { return ErrValidation }
+
+// Add records a problem with field (the first one per field wins).
+func (e *ValidationError) Add(field, reason string) {
+	if e.Fields == nil {
+		e.Fields = map[string]string{}
+	}
+	if _, ok := e.Fields[field]; !ok {
+		e.Fields[field] = reason
+	}
+}
+
+// Err returns e when it holds problems, else nil.
+func (e *ValidationError) Err() error {
+	if len(e.Fields) == 0 {
+		return nil
+	}
+	return e
+}
+
+// TransitionError says which state refused which action.
+type TransitionError struct {
+	Subject string // "hold LH-…", "request GDPR-2026-00003"
+	State   string
+	Action  string
+	Need    string // the state(s) the action needs
+}
+
+func (e *TransitionError) Error() string {
+	return e.Subject + " is " + e.State + "; " + e.Action + " needs " + e.Need
+}
+
+// Unwrap makes errors.Is(err, ErrInvalidTransition) true.
+func (e *TransitionError) Unwrap() error { return ErrInvalidTransition }

@@ -1,0 +1,98 @@
+package identity_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/database/dbtest"
+	"github.com/mailledger/mailledger/identity"
+)
+
+func TestUsers(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		ctx := context.Background()
+		users := identity.NewUsers(dbtest.Open(t, d))
+		hash, err := identity.HashPassword("s3cret")
+		require.NoError(t, err)
+		assert.NotContains(t, hash, "s3cret")
+
+		uid, err := users.Add(ctx, identity.User{Username: "auditor1", Email: "Aud@Example.test", Domain: "example.test", PasswordHash: hash, Role: identity.RoleAuditor})
+		require.NoError(t, err)
+		assert.Greater(t, uid, int64(0))
+		_, err = users.Add(ctx, identity.User{Username: "auditor1", PasswordHash: hash})
+		assert.ErrorIs(t, err, identity.ErrUserExists)
+
+		u, err := users.ByUsername(ctx, "auditor1")
+		require.NoError(t, err)
+		assert.Equal(t, "aud@example.test", u.Email)
+		assert.Equal(t, identity.RoleAuditor, u.Role)
+
+		auth := identity.NewAuthenticator(users)
+		p, err := auth.Authenticate(ctx, "auditor1", "s3cret")
+		require.NoError(t, err)
+		assert.Equal(t, uid, p.UID)
+		_, err = auth.Authenticate(ctx, "auditor1", "wrong")
+		assert.ErrorIs(t, err, identity.ErrBadCredentials)
+		_, err = auth.Authenticate(ctx, "nobody", "s3cret")
+		assert.ErrorIs(t, err, identity.ErrBadCredentials)
+
+		created, err := users.EnsureBootstrap(ctx, "admin", "pw", identity.RoleAdmin)
+		require.NoError(t, err)
+		assert.True(t, created)
+		created, err = users.EnsureBootstrap(ctx, "admin", "other", identity.RoleAdmin)
+		require.NoError(t, err)
+		assert.False(t, created, "a second start must not replace the user")
+		p, err = auth.Authenticate(ctx, "admin", "pw")
+		require.NoError(t, err)
+		assert.True(t, p.IsGlobalAdmin())
+	})
+}
+
+func TestConcurrentBootstrapCreatesOneUser(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		db := dbtest.Open(t, d)
+		users := identity.NewUsers(db)
+		var wg sync.WaitGroup
+		for i := 0; i < 5; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _ = users.EnsureBootstrap(context.Background(), "admin", "pw", identity.RoleAdmin)
+			}()
+		}
+		wg.Wait()
+		var n int
+		require.NoError(t, db.QueryRow(`SELECT COUNT(*) FROM users`).Scan(&n))
+		assert.Equal(t, 1, n)
+	})
+}
+
+func TestFailureLimiter(t *testing.T) {
+	l := identity.NewFailureLimiter(10, time.Minute)
+	for i := 0; i < 9; i++ {
+		l.Fail("10.0.0.1", "bob")
+	}
+	assert.False(t, l.Blocked("10.0.0.1", "bob"), "9 failures; want not blocked")
+	l.Fail("10.0.0.1", "bob")
+	assert.True(t, l.Blocked("10.0.0.1", "bob"), "10 failures; want blocked")
+	assert.False(t, l.Blocked("10.0.0.2", "bob"), "another IP is not blocked")
+	assert.False(t, l.Blocked("10.0.0.1", "alice"), "another user is not blocked")
+	l.Succeed("10.0.0.1", "bob")
+	assert.False(t, l.Blocked("10.0.0.1", "bob"))
+}
+
+func TestParseRole(t *testing.T) {
+	for in, want := range map[string]identity.Role{"admin": identity.RoleAdmin, "Auditor": identity.RoleAuditor, "user": identity.RoleUser} {
+		got, err := identity.ParseRole(in)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	_, err := identity.ParseRole("root")
+	assert.Error(t, err)
+}

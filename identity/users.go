@@ -1,0 +1,158 @@
+// Package identity stores mailledger's users and checks their credentials. Passwords are
+// kept as bcrypt hashes (golang.org/x/crypto/bcrypt: the well-kept, widely interoperable
+// choice, and the one PHP's password_hash writes, so hashes imported from piler verify).
+package identity
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/mailledger/mailledger/database"
+)
+
+// Role is a user's isadmin value.
+type Role int
+
+// The roles of contract §3.
+const (
+	RoleUser    Role = 0
+	RoleAdmin   Role = 1
+	RoleAuditor Role = 2
+)
+
+// String names the role as the contract does.
+func (r Role) String() string {
+	switch r {
+	case RoleAdmin:
+		return "admin"
+	case RoleAuditor:
+		return "auditor"
+	}
+	return "user"
+}
+
+// ParseRole reads "admin", "auditor" or "user".
+func ParseRole(s string) (Role, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "admin":
+		return RoleAdmin, nil
+	case "auditor":
+		return RoleAuditor, nil
+	case "user":
+		return RoleUser, nil
+	}
+	return 0, fmt.Errorf("unknown role %q (want admin, auditor or user)", s)
+}
+
+// LocalDomain is the domain of the service's own administrators (contract §3).
+const LocalDomain = "local"
+
+// User is one row of the users table. PasswordHash never leaves this package's callers
+// in a response or a log line.
+type User struct {
+	UID            int64
+	Username       string
+	Realname       string
+	Email          string
+	Domain         string
+	PasswordHash   string
+	Role           Role
+	DN             string
+	SAMAccountName string
+}
+
+// Errors of the user store.
+var (
+	ErrUserExists = errors.New("user already exists")
+	ErrNoUser     = errors.New("no such user")
+	ErrBadInput   = errors.New("bad user input")
+)
+
+// Users is the users table.
+type Users struct {
+	db *database.DB
+}
+
+// NewUsers returns the user store on db.
+func NewUsers(db *database.DB) *Users { return &Users{db: db} }
+
+// HashPassword returns the bcrypt hash of password.
+func HashPassword(password string) (string, error) {
+	if password == "" {
+		return "", fmt.Errorf("%w: empty password", ErrBadInput)
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	return string(h), nil
+}
+
+// Add inserts u, whose PasswordHash must already be set.
+func (s *Users) Add(ctx context.Context, u User) (int64, error) {
+	u.Username = strings.TrimSpace(u.Username)
+	if u.Username == "" || len(u.Username) > 255 || u.PasswordHash == "" {
+		return 0, fmt.Errorf("%w: username and password are required", ErrBadInput)
+	}
+	if u.Domain == "" {
+		u.Domain = LocalDomain
+	}
+	var id int64
+	err := s.db.InTx(ctx, func(tx *database.Tx) error {
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM users WHERE username = ?`, u.Username).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: %s", ErrUserExists, u.Username)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO users (username, realname, email, domain, password, isadmin, dn, samaccountname, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			u.Username, u.Realname, strings.ToLower(u.Email), strings.ToLower(u.Domain), u.PasswordHash, int(u.Role), u.DN, u.SAMAccountName, database.TimeArg(tx.Dialect, time.Now()))
+		if err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `SELECT uid FROM users WHERE username = ?`, u.Username).Scan(&id)
+	})
+	return id, err
+}
+
+// ByUsername returns the user named username.
+func (s *Users) ByUsername(ctx context.Context, username string) (*User, error) {
+	var u User
+	var role int
+	err := s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT uid, username, realname, email, domain, password, isadmin, dn, samaccountname FROM users WHERE username = ?`), username).
+		Scan(&u.UID, &u.Username, &u.Realname, &u.Email, &u.Domain, &u.PasswordHash, &role, &u.DN, &u.SAMAccountName)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s", ErrNoUser, username)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read user: %w", err)
+	}
+	u.Role = Role(role)
+	return &u, nil
+}
+
+// EnsureBootstrap creates username with password and role unless a user of that name
+// exists; it reports whether it created one.
+func (s *Users) EnsureBootstrap(ctx context.Context, username, password string, role Role) (bool, error) {
+	if _, err := s.ByUsername(ctx, username); err == nil {
+		return false, nil
+	} else if !errors.Is(err, ErrNoUser) {
+		return false, err
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return false, err
+	}
+	_, err = s.Add(ctx, User{Username: username, Realname: username, Domain: LocalDomain, PasswordHash: hash, Role: role})
+	if errors.Is(err, ErrUserExists) { // another node created it first
+		return false, nil
+	}
+	return err == nil, err
+}
