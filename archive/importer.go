@@ -1,0 +1,169 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// ImportFailure names a message that could not be archived, and why.
+type ImportFailure struct {
+	Source string
+	Err    error
+}
+
+func (f ImportFailure) String() string { return fmt.Sprintf("%s: %v", f.Source, f.Err) }
+
+// ImportReport counts what an import did.
+type ImportReport struct {
+	Imported   int
+	Duplicates int
+	Failed     int
+	Bytes      int64
+	Failures   []ImportFailure
+	IDs        []int64 // ids of the imported (new) messages, in commit order
+}
+
+// Summary is the line the import command prints at the end.
+func (r ImportReport) Summary() string {
+	return fmt.Sprintf("imported %d, duplicates %d, failed %d", r.Imported, r.Duplicates, r.Failed)
+}
+
+// Importer archives many messages: parsing and sealing run on Workers goroutines, and
+// commits go in batches of BatchSize messages per transaction.
+type Importer struct {
+	Archive   *Archive
+	Workers   int
+	BatchSize int
+	// Progress, when set, is called after each batch with the files done so far and the
+	// number of files to read (an mbox counts once).
+	Progress func(done, total int)
+	Now      func() time.Time
+}
+
+// Import archives every message under paths into tenant. One bad message never stops the
+// batch: it is counted as failed, with its file named. The error is non-nil only when
+// the import as a whole could not go on (unreadable arguments, database down).
+func (im *Importer) Import(ctx context.Context, tenant string, paths []string) (ImportReport, error) {
+	files, err := expandPaths(paths)
+	if err != nil {
+		return ImportReport{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sources := make(chan source, 64)
+	go readSources(ctx, files, sources)
+	prepared := make(chan prepResult, 64)
+	im.prepareAll(tenant, sources, prepared)
+	return im.commitAll(ctx, len(files), prepared)
+}
+
+type prepResult struct {
+	p      *Prepared
+	source string
+	size   int
+	err    error
+	countsFile bool // the first message of its file (for progress)
+}
+
+func (im *Importer) prepareAll(tenant string, in <-chan source, out chan<- prepResult) {
+	workers := im.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	now := time.Now
+	if im.Now != nil {
+		now = im.Now
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range in {
+				r := prepResult{source: s.name, size: len(s.raw), err: s.err, countsFile: s.countsFile}
+				if r.err == nil {
+					r.p, r.err = im.Archive.Prepare(Incoming{Tenant: tenant, Raw: s.raw, Arrived: now(), Source: s.name})
+				}
+				out <- r
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(out) }()
+}
+
+func (im *Importer) commitAll(ctx context.Context, total int, in <-chan prepResult) (ImportReport, error) {
+	size := im.BatchSize
+	if size <= 0 {
+		size = 200
+	}
+	var rep ImportReport
+	var batch []*Prepared
+	done := 0
+	flush := func() error {
+		err := im.commitBatch(ctx, batch, &rep)
+		batch = batch[:0]
+		if im.Progress != nil {
+			im.Progress(done, total)
+		}
+		return err
+	}
+	for r := range in {
+		if r.countsFile {
+			done++
+		}
+		if r.err != nil {
+			rep.Failed++
+			rep.Failures = append(rep.Failures, ImportFailure{Source: r.source, Err: r.err})
+			continue
+		}
+		batch = append(batch, r.p)
+		if len(batch) >= size {
+			if err := flush(); err != nil {
+				return rep, err
+			}
+		}
+	}
+	return rep, flush()
+}
+
+// commitBatch commits a batch; when the batch fails as a whole, each message is tried
+// alone so that one bad message fails alone. A database that does not answer stops the
+// import.
+func (im *Importer) commitBatch(ctx context.Context, batch []*Prepared, rep *ImportReport) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	res, err := im.Archive.Commit(ctx, batch)
+	if err == nil {
+		record(rep, batch, res)
+		return nil
+	}
+	if pingErr := im.Archive.db.PingContext(ctx); pingErr != nil {
+		return fmt.Errorf("database: %w", pingErr)
+	}
+	for _, p := range batch {
+		res, err := im.Archive.Commit(ctx, []*Prepared{p})
+		if err != nil {
+			rep.Failed++
+			rep.Failures = append(rep.Failures, ImportFailure{Source: p.In.Source, Err: err})
+			continue
+		}
+		record(rep, []*Prepared{p}, res)
+	}
+	return nil
+}
+
+func record(rep *ImportReport, batch []*Prepared, res []Result) {
+	for i, r := range res {
+		if r.Duplicate {
+			rep.Duplicates++
+			continue
+		}
+		rep.Imported++
+		rep.Bytes += int64(len(batch[i].In.Raw))
+		rep.IDs = append(rep.IDs, r.ID)
+	}
+}

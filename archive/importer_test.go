@@ -1,0 +1,85 @@
+package archive_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/archive/archivetest"
+	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/database/dbtest"
+)
+
+func TestImportCorpus(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		f := newFixture(t, d)
+		ctx := context.Background()
+		files := archivetest.CorpusFiles(t)
+		var progressed int
+		im := &archive.Importer{Archive: f.arc, Workers: 2, BatchSize: 16, Progress: func(done, total int) {
+			progressed = done
+			assert.Equal(t, len(files), total)
+		}}
+		rep, err := im.Import(ctx, "default", []string{archivetest.CorpusDir(t)})
+		require.NoError(t, err)
+		assert.Equal(t, len(files), rep.Imported+rep.Duplicates+rep.Failed, "every file is imported, a duplicate or reported")
+		assert.Equal(t, len(files), progressed)
+		for _, fail := range rep.Failures {
+			assert.True(t, strings.HasPrefix(fail.Source, archivetest.CorpusDir(t)), "a failure names its file: %s", fail)
+			t.Logf("reported: %s", fail)
+		}
+		assert.LessOrEqual(t, rep.Failed, 2, "the corpus is mail; only non-messages may fail")
+
+		distinct := map[[32]byte]bool{}
+		for _, p := range files {
+			raw, _ := os.ReadFile(p)
+			distinct[sha256.Sum256(raw)] = true
+		}
+		assert.Equal(t, len(distinct)-rep.Failed, rep.Imported, "duplicates are stored once")
+
+		again, err := im.Import(ctx, "default", []string{archivetest.CorpusDir(t)})
+		require.NoError(t, err)
+		assert.Equal(t, 0, again.Imported, "a second import stores nothing new")
+		assert.Equal(t, rep.Imported+rep.Duplicates, again.Duplicates)
+	})
+}
+
+func TestImportMboxAndMaildir(t *testing.T) {
+	f := newFixture(t, database.SQLite)
+	dir := t.TempDir()
+	sent := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	m1 := archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "one", "first\nFrom the start\n", sent)
+	m2 := archivetest.Message("c@x.test", []string{"d@y.test"}, nil, "two", "second", sent)
+	quoted := strings.ReplaceAll(string(m1), "\nFrom the start", "\n>From the start")
+	mbox := "From a@x.test Fri Jan  2 03:04:05 2026\n" + quoted + "\nFrom c@x.test Fri Jan  2 03:04:05 2026\n" + string(m2) + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "box.mbox"), []byte(mbox), 0o600))
+	md := filepath.Join(dir, "Maildir")
+	for _, sub := range []string{"cur", "new", "tmp"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(md, sub), 0o700))
+	}
+	m3 := archivetest.Message("e@x.test", []string{"f@y.test"}, nil, "three", "third", sent)
+	require.NoError(t, os.WriteFile(filepath.Join(md, "new", "1.host"), m3, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(md, "tmp", "2.host"), []byte("half delivered"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "junk.eml"), []byte("\x00\x01 not mail"), 0o600))
+
+	rep, err := (&archive.Importer{Archive: f.arc}).Import(context.Background(), "default", []string{dir})
+	require.NoError(t, err)
+	assert.Equal(t, "imported 3, duplicates 0, failed 1", rep.Summary())
+	require.Len(t, rep.Failures, 1)
+	assert.Contains(t, rep.Failures[0].Source, "junk.eml")
+
+	msgs, _, err := f.arc.Search(context.Background(), archive.Query{Tenant: "default", Text: "one"})
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	raw, err := f.arc.Raw(context.Background(), "default", msgs[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, string(m1), string(raw), "an mbox message is stored without its From_ line, >From unquoted")
+}
