@@ -61,10 +61,10 @@ func (im *Importer) Import(ctx context.Context, tenant string, paths []string) (
 }
 
 type prepResult struct {
-	p      *Prepared
-	source string
-	size   int
-	err    error
+	p          *Prepared
+	source     string
+	size       int
+	err        error
 	countsFile bool // the first message of its file (for progress)
 }
 
