@@ -179,7 +179,19 @@ func (a *Archive) fillRecipients(ctx context.Context, msgs []Message) error {
 // Get returns a visible message of tenant; ErrNotFound when there is none (another
 // tenant's message included).
 func (a *Archive) Get(ctx context.Context, tenant string, id int64) (*Message, error) {
-	msgs, err := a.selectMessages(ctx, `WHERE m.id = ? AND m.tenant_id = ? AND `+visible, id, tenant)
+	return a.GetFor(ctx, tenant, id, "")
+}
+
+// GetFor is Get restricted to messages that participant sent or received; an empty
+// participant does not restrict.
+func (a *Archive) GetFor(ctx context.Context, tenant string, id int64, participant string) (*Message, error) {
+	where, args := `WHERE m.id = ? AND m.tenant_id = ? AND `+visible, []any{id, tenant}
+	if participant != "" {
+		p := strings.ToLower(participant)
+		where += ` AND (m."from" = ? OR m.id IN (SELECT id FROM rcpt WHERE "to" = ?))`
+		args = append(args, p, p)
+	}
+	msgs, err := a.selectMessages(ctx, where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +204,12 @@ func (a *Archive) Get(ctx context.Context, tenant string, id int64) (*Message, e
 // Raw returns the original bytes of a visible message, after checking the GCM tag and the
 // SHA-256 digest; a mismatch is ErrIntegrity and nothing is returned.
 func (a *Archive) Raw(ctx context.Context, tenant string, id int64) ([]byte, error) {
-	m, err := a.Get(ctx, tenant, id)
+	return a.RawFor(ctx, tenant, id, "")
+}
+
+// RawFor is Raw restricted to a participant's messages (see GetFor).
+func (a *Archive) RawFor(ctx context.Context, tenant string, id int64, participant string) ([]byte, error) {
+	m, err := a.GetFor(ctx, tenant, id, participant)
 	if err != nil {
 		return nil, err
 	}
@@ -219,8 +236,8 @@ func (a *Archive) readFile(ctx context.Context, m *Message) ([]byte, error) {
 }
 
 // Text returns the text of a visible message: the text/plain body, else text from HTML.
-func (a *Archive) Text(ctx context.Context, tenant string, id int64) (string, error) {
-	raw, err := a.Raw(ctx, tenant, id)
+func (a *Archive) Text(ctx context.Context, tenant string, id int64, participant string) (string, error) {
+	raw, err := a.RawFor(ctx, tenant, id, participant)
 	if err != nil {
 		return "", err
 	}
