@@ -48,6 +48,9 @@ func (s *Store) Verify(ctx context.Context, vkey string, progress func(done, tot
 		return nil, err
 	}
 	w := &walker{streams: map[string]int64{}, tree: rangeFactory.NewEmptyRange(0), cps: cps}
+	if err := w.checkpointsAt(0); err != nil { // checkpoints of the empty ledger
+		return nil, err
+	}
 	for {
 		recs, err := s.ReadRaw(ctx, w.pos, verifyPage)
 		if err != nil {

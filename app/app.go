@@ -1,0 +1,168 @@
+// Package app holds mailledger's use cases: the commands and queries that handlers call,
+// and the background processes that follow the ledger. It is the only place that joins
+// the domain, the event store and the archive.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mailledger/mailledger/eventstore"
+)
+
+// Application gathers every use case that the HTTP handlers call.
+type Application struct {
+	Ledger *Ledger
+	store  *eventstore.Store
+}
+
+// New returns the Application over store, signing checkpoints with signer.
+func New(store *eventstore.Store, signer *eventstore.Signer) (*Application, error) {
+	ledger, err := NewLedger(store, signer)
+	if err != nil {
+		return nil, err
+	}
+	return &Application{Ledger: ledger, store: store}, nil
+}
+
+// Ping reports whether the database answers.
+func (a *Application) Ping(ctx context.Context) error { return a.store.DB().PingContext(ctx) }
+
+// Ledger answers the read-only questions about the ledger that regulators and auditors
+// ask: its public key, a signed checkpoint, and proofs against checkpoints.
+type Ledger struct {
+	store  *eventstore.Store
+	signer *eventstore.Signer
+}
+
+// NewLedger returns the ledger queries; it rejects nil dependencies.
+func NewLedger(store *eventstore.Store, signer *eventstore.Signer) (*Ledger, error) {
+	if store == nil || signer == nil {
+		return nil, errors.New("app: ledger needs a store and a signer")
+	}
+	return &Ledger{store: store, signer: signer}, nil
+}
+
+// PublicKey returns the verifier key text of the checkpoint signatures.
+func (l *Ledger) PublicKey() string { return l.signer.Key().PublicKey }
+
+// Checkpoint returns a signed checkpoint of the current head, signing one on demand when
+// the newest stored checkpoint is older than the head.
+func (l *Ledger) Checkpoint(ctx context.Context) (*eventstore.Checkpoint, error) {
+	return l.signer.Sign(ctx)
+}
+
+// InclusionProof proves that the event at Position is leaf LeafIndex of the tree of
+// TreeSize events, whose root is RootHash. Checkpoint is the signed checkpoint of that
+// size, nil when none was signed.
+type InclusionProof struct {
+	Position   int64
+	LeafIndex  int64
+	TreeSize   int64
+	LeafHash   eventstore.Hash
+	Hashes     [][]byte
+	RootHash   eventstore.Hash
+	Checkpoint *eventstore.Checkpoint
+}
+
+// InclusionProof proves the event at position against the tree of size events. A size of
+// 0 means the newest checkpoint's size, signing a checkpoint of the head first when the
+// newest one does not include position. A position or size beyond the head is
+// eventstore.ErrNotFound.
+func (l *Ledger) InclusionProof(ctx context.Context, position, size int64) (*InclusionProof, error) {
+	if err := l.checkWithinHead(ctx, position); err != nil {
+		return nil, err
+	}
+	if size == 0 {
+		cp, err := l.checkpointCovering(ctx, position)
+		if err != nil {
+			return nil, err
+		}
+		size = cp.Size
+	}
+	hashes, err := l.store.InclusionProof(ctx, position, size)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := l.store.ReadPositions(ctx, []int64{position})
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) != 1 {
+		return nil, fmt.Errorf("%w: event at position %d", eventstore.ErrNotFound, position)
+	}
+	p := &InclusionProof{Position: position, LeafIndex: position - 1, TreeSize: size, LeafHash: recs[0].LeafHash, Hashes: hashes}
+	if p.RootHash, p.Checkpoint, err = l.rootAndCheckpoint(ctx, size); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ConsistencyProof proves that the tree of From events is a prefix of the tree of To
+// events. FromCheckpoint and ToCheckpoint are the signed checkpoints of those sizes, nil
+// when none was signed.
+type ConsistencyProof struct {
+	From, To                     int64
+	Hashes                       [][]byte
+	FromRoot, ToRoot             eventstore.Hash
+	FromCheckpoint, ToCheckpoint *eventstore.Checkpoint
+}
+
+// ConsistencyProof proves that the tree of from events is a prefix of the tree of to
+// events. A size beyond the head is eventstore.ErrNotFound.
+func (l *Ledger) ConsistencyProof(ctx context.Context, from, to int64) (*ConsistencyProof, error) {
+	hashes, err := l.store.ConsistencyProof(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	p := &ConsistencyProof{From: from, To: to, Hashes: hashes}
+	if p.FromRoot, p.FromCheckpoint, err = l.rootAndCheckpoint(ctx, from); err != nil {
+		return nil, err
+	}
+	if p.ToRoot, p.ToCheckpoint, err = l.rootAndCheckpoint(ctx, to); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (l *Ledger) checkWithinHead(ctx context.Context, position int64) error {
+	head, err := l.store.Head(ctx)
+	if err != nil {
+		return err
+	}
+	if position < 1 || position > head.Size {
+		return fmt.Errorf("%w: position %d (ledger has %d events)", eventstore.ErrNotFound, position, head.Size)
+	}
+	return nil
+}
+
+// checkpointCovering returns the newest checkpoint if it includes position, and otherwise
+// signs one of the head.
+func (l *Ledger) checkpointCovering(ctx context.Context, position int64) (*eventstore.Checkpoint, error) {
+	cp, err := l.store.LatestCheckpoint(ctx)
+	if err == nil && cp.Size >= position {
+		return cp, nil
+	}
+	if err != nil && !errors.Is(err, eventstore.ErrNotFound) {
+		return nil, err
+	}
+	return l.signer.Sign(ctx)
+}
+
+// rootAndCheckpoint returns the tree root of size events and the checkpoint of that
+// size, nil when there is none.
+func (l *Ledger) rootAndCheckpoint(ctx context.Context, size int64) (eventstore.Hash, *eventstore.Checkpoint, error) {
+	root, err := l.store.RootAt(ctx, size)
+	if err != nil {
+		return eventstore.Hash{}, nil, err
+	}
+	cp, err := l.store.CheckpointAt(ctx, size)
+	if errors.Is(err, eventstore.ErrNotFound) {
+		return root, nil, nil
+	}
+	if err != nil {
+		return eventstore.Hash{}, nil, err
+	}
+	return root, cp, nil
+}

@@ -1,0 +1,97 @@
+package app_test
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/app"
+)
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := app.ConfigFromEnv(envOf(nil))
+	require.NoError(t, err)
+	assert.Equal(t, app.Config{
+		DataDir:            "./data",
+		DatabaseURL:        "sqlite://data/mailledger.db",
+		HTTPAddr:           "127.0.0.1:8080",
+		LedgerOrigin:       "mailledger",
+		CheckpointEvery:    1000,
+		CheckpointInterval: 60 * time.Second,
+		LogLevel:           slog.LevelInfo,
+	}, c)
+	assert.True(t, c.BootstrapAdmin.IsZero())
+	assert.Equal(t, "data/keys", c.KeyDir())
+}
+
+func TestConfigFromEnvironment(t *testing.T) {
+	c, err := app.ConfigFromEnv(envOf(map[string]string{
+		"MAILLEDGER_DATA_DIR":            "/var/lib/mailledger",
+		"HTTP_ADDR":                      "0.0.0.0:9000",
+		"MAILLEDGER_BOOTSTRAP_ADMIN":     "root:pa:ss",
+		"MAILLEDGER_LEDGER_KEY_FILE":     "/etc/mailledger/ledger.key",
+		"MAILLEDGER_LEDGER_ORIGIN":       "archive.example.com/ledger",
+		"MAILLEDGER_CHECKPOINT_EVERY":    "50",
+		"MAILLEDGER_CHECKPOINT_INTERVAL": "5m",
+		"LOG_LEVEL":                      "debug",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, "sqlite:///var/lib/mailledger/mailledger.db", c.DatabaseURL, "the default follows the data dir")
+	assert.Equal(t, "0.0.0.0:9000", c.HTTPAddr)
+	assert.Equal(t, app.Credentials{Username: "root", Password: "pa:ss"}, c.BootstrapAdmin, "the password may hold ':'")
+	assert.Equal(t, "/etc/mailledger/ledger.key", c.LedgerKeyFile)
+	assert.Equal(t, "archive.example.com/ledger", c.LedgerOrigin)
+	assert.Equal(t, int64(50), c.CheckpointEvery)
+	assert.Equal(t, 5*time.Minute, c.CheckpointInterval)
+	assert.Equal(t, slog.LevelDebug, c.LogLevel)
+}
+
+func TestConfigJoinsEveryProblem(t *testing.T) {
+	_, err := app.ConfigFromEnv(envOf(map[string]string{
+		"HTTP_ADDR":                      "8080",
+		"MAILLEDGER_BOOTSTRAP_ADMIN":     "admin:",
+		"MAILLEDGER_LEDGER_ORIGIN":       "two words",
+		"MAILLEDGER_CHECKPOINT_EVERY":    "0",
+		"MAILLEDGER_CHECKPOINT_INTERVAL": "10ms",
+		"LOG_LEVEL":                      "loud",
+	}))
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, app.ErrConfig))
+	for _, name := range []string{"HTTP_ADDR", "MAILLEDGER_BOOTSTRAP_ADMIN", "MAILLEDGER_LEDGER_ORIGIN",
+		"MAILLEDGER_CHECKPOINT_EVERY", "MAILLEDGER_CHECKPOINT_INTERVAL", "LOG_LEVEL"} {
+		assert.Contains(t, err.Error(), name)
+	}
+}
+
+func TestConfigNeverShowsThePassword(t *testing.T) {
+	_, err := app.ConfigFromEnv(envOf(map[string]string{"MAILLEDGER_BOOTSTRAP_ADMIN": "hunter2"}))
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "hunter2")
+
+	c, err := app.ConfigFromEnv(envOf(map[string]string{
+		"MAILLEDGER_BOOTSTRAP_ADMIN": "admin:hunter2",
+		"DATABASE_URL":               "postgres://app:hunter2@db:5432/mailledger",
+	}))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("config", "admin", c.BootstrapAdmin, "all", c)
+	assert.NotContains(t, buf.String(), "hunter2")
+	assert.Contains(t, buf.String(), `"admin":"admin"`)
+	assert.Contains(t, buf.String(), `"database":"postgres://app:xxxxx@db:5432/mailledger"`)
+}
+
+func TestValidateRejectsAnEmptyConfig(t *testing.T) {
+	err := app.Config{}.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "DATABASE_URL")
+	assert.Contains(t, err.Error(), "MAILLEDGER_CHECKPOINT_EVERY")
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mailledger/mailledger/migrations"
+	"github.com/mailledger/mailledger/projections"
+)
+
+// migrate applies the schema to DATABASE_URL and exits.
+func (env *environment) migrate(ctx context.Context) error {
+	cfg, err := env.config()
+	if err != nil {
+		return err
+	}
+	db, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := migrations.Up(ctx, db); err != nil {
+		return err
+	}
+	version, err := migrations.Version(ctx, db)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "migrated %s database to version %d\n", db.Dialect, version)
+	return nil
+}
+
+// verify re-hashes the whole ledger and checks its checkpoints with the ledger's key. A
+// broken ledger exits 1 naming the first bad position.
+func (env *environment) verify(ctx context.Context) error {
+	cfg, err := env.config()
+	if err != nil {
+		return err
+	}
+	key, err := loadKey(cfg)
+	if err != nil {
+		return err
+	}
+	db, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store, err := newStore(db, nil)
+	if err != nil {
+		return err
+	}
+	bar := env.newProgress("verifying")
+	report, err := store.Verify(ctx, key.PublicKey, bar.update)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "ledger ok: %d events, head %s\n", report.Events, report.ChainHash)
+	return nil
+}
+
+// rebuildProjections empties every projection table and replays the ledger into it.
+func (env *environment) rebuildProjections(ctx context.Context) error {
+	cfg, err := env.config()
+	if err != nil {
+		return err
+	}
+	db, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store, err := newStore(db, nil)
+	if err != nil {
+		return err
+	}
+	bar := env.newProgress("replaying")
+	n, err := projections.Rebuild(ctx, store, bar.update)
+	bar.finish()
+	if err != nil {
+		return fmt.Errorf("projections rebuild: %w", err)
+	}
+	fmt.Fprintf(env.stdout, "projections rebuilt: %d events replayed\n", n)
+	return nil
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/database/dbtest"
+	"github.com/mailledger/mailledger/eventstore"
+)
+
+// ledgerMetricNames are the append metrics that /metrics must show from the start.
+var ledgerMetricNames = []string{
+	"mailledger_ledger_appends_total",
+	"mailledger_ledger_events_total",
+	"mailledger_ledger_append_duration_seconds",
+	"mailledger_ledger_head_position",
+}
+
+func TestServeLifecycle(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		env := baseEnv(t)
+		if d != database.SQLite { // SQLite runs on the default DATABASE_URL under the data dir
+			env["DATABASE_URL"] = dbtest.URL(t, d)
+		}
+		migrated := runBinary(t, env, "migrate")
+		require.Equal(t, 0, migrated.code, "migrate: %s", migrated.stderr)
+		assert.Contains(t, migrated.stdout, "migrated "+string(d)+" database to version")
+
+		s := startServe(t, env)
+		s.waitFor("/readyz", http.StatusOK, 60*time.Second)
+		status, _ := s.get("/healthz", false)
+		assert.Equal(t, http.StatusOK, status)
+		checkLedgerEndpoints(t, s)
+		status, metrics := s.get("/metrics", false)
+		require.Equal(t, http.StatusOK, status)
+		for _, name := range ledgerMetricNames {
+			assert.Contains(t, metrics, "\n"+name, "/metrics lacks %s", name)
+		}
+
+		started := time.Now()
+		s.stop(5 * time.Second)
+		t.Logf("%s: serve exited %s after SIGTERM", d, time.Since(started).Round(time.Millisecond))
+		logs := strings.Join(s.logLines(), "\n")
+		assert.NotContains(t, logs, testPassword, "the bootstrap password is never logged")
+		assert.Contains(t, logs, `"msg":"stopped"`)
+	})
+}
+
+// checkLedgerEndpoints fetches the public key and a checkpoint with the bootstrap admin
+// and verifies the checkpoint's signature with the key.
+func checkLedgerEndpoints(t *testing.T, s *server) {
+	t.Helper()
+	status, body := s.get("/api/v1/ledger/checkpoint", false)
+	assert.Equal(t, http.StatusUnauthorized, status, "no credentials: %s", body)
+	status, vkey := s.get("/api/v1/ledger/public-key", true)
+	require.Equal(t, http.StatusOK, status, vkey)
+	status, note := s.get("/api/v1/ledger/checkpoint", true)
+	require.Equal(t, http.StatusOK, status, note)
+	cp, err := eventstore.OpenCheckpoint([]byte(note), strings.TrimSpace(vkey))
+	require.NoError(t, err, "checkpoint %q with key %q", note, vkey)
+	assert.Equal(t, int64(0), cp.Size)
+	assert.Equal(t, "mailledger", cp.Origin)
+}
+
+func TestServeWaitsForTheDatabase(t *testing.T) {
+	target := dbtest.URL(t, database.Postgres) // skips loudly without TEST_POSTGRES_URL
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	proxy := newGate(t, u.Host)
+	u.Host = proxy.addr
+	env := baseEnv(t)
+	env["DATABASE_URL"] = u.String()
+
+	s := startServe(t, env)
+	s.waitFor("/healthz", http.StatusOK, 30*time.Second)
+	require.Eventually(t, func() bool {
+		return strings.Count(s.stderr.String(), "database not available; retrying") >= 2
+	}, 30*time.Second, 50*time.Millisecond, "each failed attempt is logged")
+	status, body := s.get("/readyz", false)
+	require.Equal(t, http.StatusServiceUnavailable, status, body)
+	assert.Contains(t, body, `"code":"database_unavailable"`)
+
+	proxy.open.Store(true)
+	s.waitFor("/readyz", http.StatusOK, 30*time.Second)
+	status, _ = s.get("/api/v1/ledger/checkpoint", true)
+	assert.Equal(t, http.StatusOK, status)
+	s.stop(5 * time.Second)
+	assert.Contains(t, s.stderr.String(), `"retry_in":"2s"`, "the wait between attempts doubles")
+}
+
+// gate is a TCP proxy to a database server that drops every connection until opened.
+type gate struct {
+	addr string
+	open atomic.Bool
+}
+
+func newGate(t *testing.T, target string) *gate {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	g := &gate{addr: ln.Addr().String()}
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go g.serve(conn, target)
+		}
+	}()
+	return g
+}
+
+func (g *gate) serve(conn net.Conn, target string) {
+	defer conn.Close()
+	if !g.open.Load() {
+		return
+	}
+	upstream, err := net.Dial("tcp", target)
+	if err != nil {
+		return
+	}
+	defer upstream.Close()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(upstream, conn); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(conn, upstream); done <- struct{}{} }()
+	<-done
+}

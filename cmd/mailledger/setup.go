@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/projections"
+)
+
+// config reads the configuration; a problem is a usage error (exit 2).
+func (env *environment) config() (app.Config, error) {
+	cfg, err := app.ConfigFromEnv(env.getenv)
+	if err != nil {
+		return cfg, usageError(err)
+	}
+	return cfg, nil
+}
+
+// logger returns the JSON logger on stderr at the configured level.
+func (env *environment) logger(cfg app.Config) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+}
+
+// openDatabase opens DATABASE_URL without contacting the server. A malformed URL is a
+// usage error whose text never shows the URL's password.
+func openDatabase(cfg app.Config) (*database.DB, error) {
+	db, err := database.Open(cfg.DatabaseURL)
+	if err != nil {
+		msg := strings.ReplaceAll(err.Error(), cfg.DatabaseURL, database.Redact(cfg.DatabaseURL))
+		if errors.Is(err, database.ErrBadURL) {
+			return nil, usageError(fmt.Errorf("DATABASE_URL: %s", msg))
+		}
+		return nil, errors.New(msg)
+	}
+	return db, nil
+}
+
+// loadKey reads the ledger's signing key from MAILLEDGER_LEDGER_KEY_FILE, or from
+// $MAILLEDGER_DATA_DIR/keys/ledger.key, creating that on first use. A key that cannot be
+// read is a usage error.
+func loadKey(cfg app.Config) (*eventstore.Key, error) {
+	var key *eventstore.Key
+	var err error
+	if cfg.LedgerKeyFile != "" {
+		key, err = eventstore.LoadKeyFile(cfg.LedgerKeyFile)
+	} else {
+		key, err = eventstore.LoadOrCreateKey(cfg.KeyDir(), cfg.LedgerOrigin)
+	}
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return key, nil
+}
+
+// pingTimeout bounds one attempt to reach the database.
+const pingTimeout = 10 * time.Second
+
+// connect opens the database and checks once that it answers (the commands other than
+// serve do not wait for it).
+func connect(ctx context.Context, cfg app.Config) (*database.DB, error) {
+	db, err := openDatabase(cfg)
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("database %s does not answer: %w", database.Redact(cfg.DatabaseURL), err)
+	}
+	return db, nil
+}
+
+// newStore returns the event store with every projection, reporting appends to metrics
+// when it is not nil.
+func newStore(db *database.DB, metrics eventstore.AppendObserver) (*eventstore.Store, error) {
+	return eventstore.New(db, eventstore.Options{Projectors: projections.All(), Metrics: metrics})
+}
+
+// progress draws a progress bar on stderr when stderr is a terminal, and nothing
+// otherwise; a nil *progress is valid and silent.
+type progress struct {
+	bar *progressbar.ProgressBar
+}
+
+func (env *environment) newProgress(description string) *progress {
+	f, ok := env.stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return &progress{bar: progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription(description),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("events"),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+// update moves the bar to done of total events.
+func (p *progress) update(done, total int64) {
+	if p == nil {
+		return
+	}
+	if total > 0 && p.bar.GetMax64() != total {
+		p.bar.ChangeMax64(total)
+	}
+	_ = p.bar.Set64(done)
+}
+
+// finish removes the bar.
+func (p *progress) finish() {
+	if p != nil {
+		_ = p.bar.Finish()
+	}
+}

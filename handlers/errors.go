@@ -1,0 +1,137 @@
+package handlers
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/eventstore"
+)
+
+// This file is the one place that maps errors to the contract's HTTP status and error
+// code (docs/contract.md §2).
+
+// Sentinel errors of the HTTP layer.
+var (
+	// ErrInvalidJSON means a request body is not the JSON the call expects.
+	ErrInvalidJSON = errors.New("invalid json")
+	// ErrUnauthenticated means no or wrong credentials.
+	ErrUnauthenticated = errors.New("authentication required")
+	// ErrForbidden means the caller may not do this.
+	ErrForbidden = errors.New("forbidden")
+	// ErrPayloadTooLarge means a request body is over MaxBodyBytes.
+	ErrPayloadTooLarge = errors.New("request body is too large")
+	// ErrDatabaseUnavailable means the database does not answer; nothing was changed.
+	ErrDatabaseUnavailable = errors.New("database unavailable")
+	// ErrInvalidTransition means the object's state does not allow the action.
+	ErrInvalidTransition = errors.New("invalid transition")
+)
+
+// errNoRoute answers paths that no route serves.
+var errNoRoute = fmt.Errorf("%w: no such path", eventstore.ErrNotFound)
+
+// ValidationError names the query or body fields that are wrong, field → reason.
+type ValidationError struct {
+	Fields map[string]string
+}
+
+func (e *ValidationError) Error() string {
+	names := make([]string, 0, len(e.Fields))
+	for name := range e.Fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = name + ": " + e.Fields[name]
+	}
+	return "validation failed: " + strings.Join(parts, "; ")
+}
+
+// add records a problem with field, keeping the first one.
+func (e *ValidationError) add(field, reason string) {
+	if e.Fields == nil {
+		e.Fields = map[string]string{}
+	}
+	if _, seen := e.Fields[field]; !seen {
+		e.Fields[field] = reason
+	}
+}
+
+// err returns e when it holds a problem, nil otherwise.
+func (e *ValidationError) err() error {
+	if len(e.Fields) == 0 {
+		return nil
+	}
+	return e
+}
+
+// apiError is the contract's error object.
+type apiError struct {
+	status  int
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
+}
+
+// classify maps err to its status, code and client-facing message. Unknown errors are
+// 500 internal with a generic message: their text may reveal internals.
+func classify(err error) apiError {
+	var ve *ValidationError
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &ve):
+		return apiError{status: http.StatusBadRequest, Code: "validation_failed", Message: err.Error(),
+			Details: map[string]any{"fields": ve.Fields}}
+	case errors.As(err, &tooBig), errors.Is(err, ErrPayloadTooLarge):
+		return apiError{status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "request body is over 1 MiB"}
+	case errors.Is(err, ErrInvalidJSON):
+		return apiError{status: http.StatusBadRequest, Code: "invalid_json", Message: err.Error()}
+	case errors.Is(err, ErrUnauthenticated):
+		return apiError{status: http.StatusUnauthorized, Code: "unauthenticated", Message: "authentication required"}
+	case errors.Is(err, ErrForbidden):
+		return apiError{status: http.StatusForbidden, Code: "forbidden", Message: "not allowed"}
+	case errors.Is(err, eventstore.ErrNotFound), errors.Is(err, app.ErrNotFound):
+		return apiError{status: http.StatusNotFound, Code: "not_found", Message: err.Error()}
+	case errors.Is(err, ErrInvalidTransition):
+		return apiError{status: http.StatusConflict, Code: "invalid_transition", Message: err.Error()}
+	case errors.Is(err, eventstore.ErrConcurrentModification):
+		return apiError{status: http.StatusConflict, Code: "conflict", Message: "the object was changed concurrently; reload and retry"}
+	case isDatabaseDown(err):
+		return apiError{status: http.StatusServiceUnavailable, Code: "database_unavailable", Message: "the database does not answer; nothing was changed"}
+	}
+	return apiError{status: http.StatusInternalServerError, Code: "internal", Message: "internal error"}
+}
+
+// isDatabaseDown recognises the errors of a database that cannot be reached.
+func isDatabaseDown(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, ErrDatabaseUnavailable) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.As(err, &netErr)
+}
+
+// writeError answers with err's status and the contract's error body. Server-side
+// failures are logged with the request; client errors are not.
+func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	e := classify(err)
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if e.status >= 500 && !errors.Is(r.Context().Err(), context.Canceled) {
+		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
+			"status", e.status, "error", err.Error())
+	}
+	if e.status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Basic realm="mailledger"`)
+	}
+	writeJSON(w, e.status, map[string]apiError{"error": e})
+}

@@ -1,0 +1,96 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/eventstore"
+)
+
+func TestClassifyMapsErrorsToTheContract(t *testing.T) {
+	cases := []struct {
+		err    error
+		status int
+		code   string
+	}{
+		{fmt.Errorf("%w: at 3", eventstore.ErrNotFound), 404, "not_found"},
+		{fmt.Errorf("hold LH-1: %w", app.ErrNotFound), 404, "not_found"},
+		{fmt.Errorf("append: %w", eventstore.ErrConcurrentModification), 409, "conflict"},
+		{ErrInvalidTransition, 409, "invalid_transition"},
+		{&ValidationError{Fields: map[string]string{"a": "bad"}}, 400, "validation_failed"},
+		{fmt.Errorf("%w: eof", ErrInvalidJSON), 400, "invalid_json"},
+		{ErrUnauthenticated, 401, "unauthenticated"},
+		{ErrForbidden, 403, "forbidden"},
+		{&http.MaxBytesError{Limit: MaxBodyBytes}, 413, "payload_too_large"},
+		{fmt.Errorf("ping: %w", &net.OpError{Op: "dial", Err: errors.New("connection refused")}), 503, "database_unavailable"},
+		{ErrDatabaseUnavailable, 503, "database_unavailable"},
+		{errors.New("pq: relation secret_table does not exist"), 500, "internal"},
+	}
+	for _, tc := range cases {
+		e := classify(tc.err)
+		assert.Equal(t, tc.status, e.status, "%v", tc.err)
+		assert.Equal(t, tc.code, e.Code, "%v", tc.err)
+	}
+	assert.NotContains(t, classify(errors.New("secret_table")).Message, "secret_table", "internal errors are not shown")
+}
+
+func TestValidationErrorDetails(t *testing.T) {
+	var ve ValidationError
+	require.NoError(t, ve.err())
+	ve.add("size", "must be an integer")
+	ve.add("size", "second problem is dropped")
+	ve.add("position", "is required")
+	e := classify(ve.err())
+	assert.Equal(t, map[string]any{"fields": map[string]string{"size": "must be an integer", "position": "is required"}}, e.Details)
+	assert.Equal(t, "validation failed: position: is required; size: must be an integer", ve.Error())
+}
+
+func TestDecodeJSON(t *testing.T) {
+	type body struct {
+		Name string `json:"name"`
+	}
+	cases := []struct {
+		in   string
+		code string
+	}{
+		{`{"name":"x"}`, ""},
+		{` {"name":"x"}  `, ""},
+		{`{"name":`, "invalid_json"},
+		{`{"name":"x","extra":1}`, "invalid_json"},
+		{`{"name":"x"}{"name":"y"}`, "invalid_json"},
+		{`[]`, "invalid_json"},
+		{`{"name":"` + strings.Repeat("x", MaxBodyBytes) + `"}`, "payload_too_large"},
+	}
+	for _, tc := range cases {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.in))
+		req.Body = http.MaxBytesReader(rec, req.Body, MaxBodyBytes)
+		var b body
+		err := decodeJSON(req, &b)
+		if tc.code == "" {
+			require.NoError(t, err, tc.in)
+			assert.Equal(t, "x", b.Name)
+			continue
+		}
+		require.Error(t, err, tc.in)
+		assert.Equal(t, tc.code, classify(err).Code, "%.40s", tc.in)
+	}
+}
+
+func TestWriteJSONErrorShape(t *testing.T) {
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/x", nil)
+	writeError(rec, req, nil, ErrUnauthenticated)
+	assert.Equal(t, http.StatusUnauthorized, rec.Code)
+	assert.Equal(t, `Basic realm="mailledger"`, rec.Header().Get("WWW-Authenticate"))
+	assert.JSONEq(t, `{"error":{"code":"unauthenticated","message":"authentication required","details":null}}`, rec.Body.String())
+}

@@ -1,0 +1,178 @@
+// Package handlers is mailledger's HTTP surface: routes (gorilla/mux), authentication,
+// JSON and the mapping of errors to the contract's status codes (docs/contract.md §2).
+// Handlers stay thin: decode, call the app, map the error.
+package handlers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/mailledger/mailledger/app"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Auth checks the credentials of every /api/v1 call; required.
+	Auth Authenticator
+	// Logger receives request and error logs; slog.Default() when nil.
+	Logger *slog.Logger
+	// Metrics serves /metrics; /metrics is 404 when nil.
+	Metrics http.Handler
+	// ReadyTimeout bounds the database ping of /readyz; 2 s when zero.
+	ReadyTimeout time.Duration
+}
+
+// Server routes mailledger's HTTP API. It answers /healthz at once and /readyz with 503
+// until Attach hands it the application, which happens once the database answers.
+type Server struct {
+	auth    Authenticator
+	logger  *slog.Logger
+	metrics http.Handler
+	timeout time.Duration
+	app     atomic.Pointer[app.Application]
+	router  *mux.Router
+}
+
+// New returns a Server; it rejects a nil Authenticator.
+func New(opts Options) (*Server, error) {
+	if opts.Auth == nil {
+		return nil, errors.New("handlers: an Authenticator is required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.ReadyTimeout <= 0 {
+		opts.ReadyTimeout = 2 * time.Second
+	}
+	s := &Server{auth: opts.Auth, logger: opts.Logger, metrics: opts.Metrics, timeout: opts.ReadyTimeout}
+	s.router = s.routes()
+	return s, nil
+}
+
+// Attach makes the application available to the API and to /readyz.
+func (s *Server) Attach(a *app.Application) { s.app.Store(a) }
+
+// ServeHTTP routes a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+func (s *Server) routes() *mux.Router {
+	r := mux.NewRouter()
+	r.Use(s.recoverPanics, s.logRequests, limitBody)
+	r.Handle("/healthz", onlyGET(s.healthz))
+	r.Handle("/readyz", onlyGET(s.readyz))
+	if s.metrics != nil {
+		r.Handle("/metrics", onlyGET(s.metrics.ServeHTTP))
+	}
+	api := r.PathPrefix("/api/v1").Subrouter()
+	api.Use(s.requireAuth, s.requireApp)
+	s.ledgerRoutes(api)
+	api.NotFoundHandler = s.logRequests(s.requireAuth(http.HandlerFunc(s.notFound)))
+	r.NotFoundHandler = s.logRequests(http.HandlerFunc(s.notFound))
+	return r
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers 200 when the database answers a ping, 503 database_unavailable otherwise
+// (including while serve still waits for the database at start).
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	a := s.app.Load()
+	if a == nil {
+		writeError(w, r, s.logger, ErrDatabaseUnavailable)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
+	defer cancel()
+	if err := a.Ping(ctx); err != nil {
+		s.logger.WarnContext(r.Context(), "readiness check failed", "error", err.Error())
+		writeError(w, r, s.logger, ErrDatabaseUnavailable)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// requireApp answers 503 database_unavailable until the application is attached.
+func (s *Server) requireApp(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.app.Load() == nil {
+			writeError(w, r, s.logger, ErrDatabaseUnavailable)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, s.logger, errNoRoute)
+}
+
+// onlyGET answers 405 to methods other than GET and HEAD. (Routes check the method
+// themselves: gorilla/mux's Methods matcher answers 404 instead of 405 when a later
+// route of the same subrouter does not match the path.)
+func onlyGET(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]apiError{"error": {
+				Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path}})
+			return
+		}
+		next(w, r)
+	})
+}
+
+// recoverPanics turns a handler panic into 500 internal and a log line.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.logger.ErrorContext(r.Context(), "handler panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+				writeError(w, r, s.logger, errors.New("panic"))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusRecorder remembers the status code a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (rec *statusRecorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
+
+func (rec *statusRecorder) WriteHeader(code int) {
+	rec.status = code
+	rec.ResponseWriter.WriteHeader(code)
+}
+
+// logRequests logs one line per request: method, path, status and duration, never
+// headers or query values (they may carry credentials). Probes and scrapes log at debug
+// level.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		level := slog.LevelInfo
+		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.URL.Path == "/metrics" {
+			level = slog.LevelDebug
+		}
+		s.logger.LogAttrs(r.Context(), level, "http request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+	})
+}
