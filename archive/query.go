@@ -43,8 +43,9 @@ type Query struct {
 	Offset      int
 }
 
-// visible is the condition every read applies: not deleted by purge.
-const visible = `m.deleted = 0`
+// visible is the condition every read applies: not deleted by purge and not erased (an
+// erased message's file waits for purge, but nothing serves it from the moment of erasure).
+const visible = `m.deleted = 0 AND m.erased_by IS NULL`
 
 // Search returns one page of matching messages, newest first, and the total count.
 func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
