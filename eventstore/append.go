@@ -73,6 +73,7 @@ func (s *Store) AppendTx(ctx context.Context, tx *database.Tx, stream Stream, ex
 
 func prepareEvents(events []NewEvent) ([]prepared, error) {
 	out := make([]prepared, len(events))
+	var lastMD []byte // the events of one append usually share their metadata
 	for i, e := range events {
 		payload, err := CanonicalJSON(e.Payload)
 		if err != nil {
@@ -81,10 +82,13 @@ func prepareEvents(events []NewEvent) ([]prepared, error) {
 		if len(payload) == 0 || payload[0] != '{' {
 			return nil, fmt.Errorf("%w: payload of %s is not a JSON object", ErrInvalidEvent, e.Type)
 		}
-		md, err := CanonicalJSON(e.Metadata)
-		if err != nil {
-			return nil, fmt.Errorf("%w: metadata: %v", ErrInvalidEvent, err)
+		md := lastMD
+		if i == 0 || e.Metadata != events[i-1].Metadata {
+			if md, err = CanonicalJSON(e.Metadata); err != nil {
+				return nil, fmt.Errorf("%w: metadata: %v", ErrInvalidEvent, err)
+			}
 		}
+		lastMD = md
 		out[i] = prepared{typ: e.Type, version: e.SchemaVersion, payload: payload, metadata: md}
 	}
 	return out, nil
@@ -115,21 +119,38 @@ func (s *Store) appendTx(ctx context.Context, tx *database.Tx, stream Stream, ex
 	if err := saveHead(ctx, tx, head); err != nil {
 		return nil, err
 	}
-	for i := range recs {
-		if err := s.project(ctx, tx, &recs[i]); err != nil {
-			return nil, err
-		}
+	if err := s.projectAll(ctx, tx, recs); err != nil {
+		return nil, err
 	}
 	return recs, nil
 }
 
-func (s *Store) project(ctx context.Context, tx *database.Tx, rec *Record) error {
-	if err := s.opts.Upcasters.apply(rec); err != nil {
-		return err
+// projectAll upcasts recs and runs every projector on them: all the records at once for
+// a BatchProjector, record by record for the others.
+func (s *Store) projectAll(ctx context.Context, tx *database.Tx, recs []Record) error {
+	for i := range recs {
+		if err := s.opts.Upcasters.apply(&recs[i]); err != nil {
+			return err
+		}
 	}
 	for _, p := range s.opts.Projectors {
-		if err := p.Project(ctx, tx, rec); err != nil {
-			return fmt.Errorf("projection %s at position %d: %w", p.Name(), rec.Position, err)
+		if err := runProjector(ctx, tx, p, recs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runProjector(ctx context.Context, tx *database.Tx, p Projector, recs []Record) error {
+	if bp, ok := p.(BatchProjector); ok {
+		if err := bp.ProjectBatch(ctx, tx, recs); err != nil {
+			return fmt.Errorf("projection %s at positions %d-%d: %w", p.Name(), recs[0].Position, recs[len(recs)-1].Position, err)
+		}
+		return nil
+	}
+	for i := range recs {
+		if err := p.Project(ctx, tx, &recs[i]); err != nil {
+			return fmt.Errorf("projection %s at position %d: %w", p.Name(), recs[i].Position, err)
 		}
 	}
 	return nil

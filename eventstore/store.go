@@ -72,6 +72,14 @@ type Projector interface {
 	Project(ctx context.Context, tx *database.Tx, rec *Record) error
 }
 
+// BatchProjector is a Projector that takes all the records of one append at once (one
+// stream, position order), saving statements. Append calls ProjectBatch instead of
+// Project for it; the rows must equal those of Project called on each record in turn.
+type BatchProjector interface {
+	Projector
+	ProjectBatch(ctx context.Context, tx *database.Tx, recs []Record) error
+}
+
 // Options configure a Store.
 type Options struct {
 	Projectors []Projector

@@ -141,6 +141,8 @@ func (sub *subscription) await(msg *message.Message) outcome {
 	case <-msg.Nacked():
 		return abandoned
 	case <-t.C:
+		sub.s.cfg.Logger.Warn("consumer stopped before its message in flight was acked; it will be delivered again",
+			"consumer", sub.consumer, "uuid", msg.UUID)
 		sub.cancelHandlers()
 		return abandoned
 	}

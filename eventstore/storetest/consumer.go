@@ -83,9 +83,13 @@ func (f *consumerFixture) appendEvents(n int) []eventstore.Record {
 	return out
 }
 
-// subscriber returns a Subscriber on the fixture's store, closed after the test.
+// subscriber returns a Subscriber on the fixture's store, closed after the test. Unless cfg
+// says otherwise, a stop gives up on an unacked message after 200 ms.
 func (f *consumerFixture) subscriber(cfg logsub.Config) *logsub.Subscriber {
 	f.t.Helper()
+	if cfg.CloseTimeout == 0 {
+		cfg.CloseTimeout = 200 * time.Millisecond
+	}
 	sub, err := logsub.NewSubscriber(f.store, cfg)
 	require.NoError(f.t, err)
 	f.t.Cleanup(func() { _ = sub.Close() })
@@ -257,7 +261,7 @@ func testConsumerRestart(t *testing.T, newDB Factory) {
 		t.Run(how, func(t *testing.T) {
 			f := newConsumerFixture(t, newDB, eventstore.Options{})
 			f.appendEvents(20)
-			cfg := logsub.Config{CloseTimeout: 200 * time.Millisecond}
+			cfg := logsub.Config{}
 			ctx, cancel := context.WithCancel(f.ctx)
 			defer cancel()
 			sub := f.subscriber(cfg)
@@ -286,7 +290,7 @@ func testConsumerRestart(t *testing.T, newDB Factory) {
 func testConsumerCloseFinishes(t *testing.T, newDB Factory) {
 	f := newConsumerFixture(t, newDB, eventstore.Options{})
 	f.appendEvents(5)
-	sub := f.subscriber(logsub.Config{})
+	sub := f.subscriber(logsub.Config{CloseTimeout: time.Minute})
 	ch := f.subscribe(f.ctx, sub, "graceful")
 	msg := nextMessage(t, ch, waitMessage)
 	closed := make(chan error, 1)
