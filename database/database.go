@@ -6,6 +6,7 @@ package database
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -54,7 +55,7 @@ func Open(rawURL string) (*DB, error) {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
-	sqlDB, err := sql.Open(driver, dsn)
+	sqlDB, err := openPool(dialect, driver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadURL, err)
 	}
@@ -133,6 +134,9 @@ func mysqlDSN(dsn string) (Dialect, string, string, error) {
 	cfg.Params["charset"] = "utf8mb4"
 	cfg.Collation = "utf8mb4_bin"
 	cfg.InterpolateParams = true
+	// Several statements in one round trip (the ledger's append writes); arguments are
+	// always bound through placeholders.
+	cfg.MultiStatements = true
 	return MySQL, "mysql", cfg.FormatDSN(), nil
 }
 
@@ -204,7 +208,7 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 		defer db.writeMu.Unlock()
 	}
 	var opts *sql.TxOptions
-	if db.Dialect != SQLite {
+	if db.Dialect == Postgres {
 		opts = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
 	}
 	sqlTx, err := db.BeginTx(ctx, opts)
@@ -269,4 +273,41 @@ func TimeArg(d Dialect, t time.Time) any {
 		return t.Format("2006-01-02T15:04:05.000000Z")
 	}
 	return t
+}
+
+// openPool opens the connection pool; MySQL connections are set to READ COMMITTED once
+// when they connect (portable across MySQL and MariaDB, and one round trip less per
+// transaction than asking for the level at every BEGIN).
+func openPool(dialect Dialect, driverName, dsn string) (*sql.DB, error) {
+	if dialect != MySQL {
+		return sql.Open(driverName, dsn)
+	}
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(readCommitted{connector}), nil
+}
+
+type readCommitted struct{ driver.Connector }
+
+func (c readCommitted) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	execer, ok := conn.(driver.ExecerContext)
+	if !ok {
+		conn.Close()
+		return nil, errors.New("mysql connection cannot execute statements")
+	}
+	if _, err := execer.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", nil); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("set isolation level: %w", err)
+	}
+	return conn, nil
 }

@@ -110,47 +110,36 @@ func (s *Store) appendTx(ctx context.Context, tx *database.Tx, stream Stream, ex
 	if err != nil {
 		return nil, err
 	}
-	if err := insertEvents(ctx, tx, recs); err != nil {
+	for i := range recs {
+		if err := s.opts.Upcasters.apply(&recs[i]); err != nil {
+			return nil, err
+		}
+	}
+	stmts := append(append(eventInserts(tx.Dialect, recs), nodeInserts(nodes)...), headUpdate(tx.Dialect, head))
+	for _, p := range s.opts.Projectors {
+		if sp, ok := p.(StatementProjector); ok {
+			stmts = append(stmts, sp.AppendStatements(tx.Dialect, recs)...)
+		}
+	}
+	if err := execAll(ctx, tx, stmts); err != nil {
 		return nil, err
 	}
-	if err := insertNodes(ctx, tx, nodes); err != nil {
-		return nil, err
-	}
-	if err := saveHead(ctx, tx, head); err != nil {
-		return nil, err
-	}
-	if err := s.projectAll(ctx, tx, recs); err != nil {
+	if err := s.projectOthers(ctx, tx, recs); err != nil {
 		return nil, err
 	}
 	return recs, nil
 }
 
-// projectAll upcasts recs and runs every projector on them: all the records at once for
-// a BatchProjector, record by record for the others.
-func (s *Store) projectAll(ctx context.Context, tx *database.Tx, recs []Record) error {
-	for i := range recs {
-		if err := s.opts.Upcasters.apply(&recs[i]); err != nil {
-			return err
-		}
-	}
+// projectOthers runs the projectors that are not StatementProjectors, record by record.
+func (s *Store) projectOthers(ctx context.Context, tx *database.Tx, recs []Record) error {
 	for _, p := range s.opts.Projectors {
-		if err := runProjector(ctx, tx, p, recs); err != nil {
-			return err
+		if _, ok := p.(StatementProjector); ok {
+			continue
 		}
-	}
-	return nil
-}
-
-func runProjector(ctx context.Context, tx *database.Tx, p Projector, recs []Record) error {
-	if bp, ok := p.(BatchProjector); ok {
-		if err := bp.ProjectBatch(ctx, tx, recs); err != nil {
-			return fmt.Errorf("projection %s at positions %d-%d: %w", p.Name(), recs[0].Position, recs[len(recs)-1].Position, err)
-		}
-		return nil
-	}
-	for i := range recs {
-		if err := p.Project(ctx, tx, &recs[i]); err != nil {
-			return fmt.Errorf("projection %s at position %d: %w", p.Name(), recs[i].Position, err)
+		for i := range recs {
+			if err := p.Project(ctx, tx, &recs[i]); err != nil {
+				return fmt.Errorf("projection %s at position %d: %w", p.Name(), recs[i].Position, err)
+			}
 		}
 	}
 	return nil
@@ -163,7 +152,7 @@ func (s *Store) buildRecords(head *headState, stream Stream, current int64, prep
 	recs := make([]Record, len(prep))
 	var nodes []treeNode
 	visit := func(id compact.NodeID, hash []byte) {
-		if id.Level > 0 {
+		if id.Level >= minStoredLevel {
 			nodes = append(nodes, treeNode{level: id.Level, index: id.Index, hash: toHash(hash)})
 		}
 	}
@@ -196,7 +185,8 @@ func streamVersion(ctx context.Context, tx *database.Tx, streamID string) (int64
 
 const eventColumns = `position, stream_id, stream_type, stream_version, tenant_id, event_type, schema_version, payload, metadata, recorded_at, leaf_hash, chain_hash`
 
-func insertEvents(ctx context.Context, tx *database.Tx, recs []Record) error {
+func eventInserts(d database.Dialect, recs []Record) []Statement {
+	var out []Statement
 	for start := 0; start < len(recs); start += maxRowsPerInsert {
 		chunk := recs[start:min(start+maxRowsPerInsert, len(recs))]
 		args := make([]any, 0, len(chunk)*12)
@@ -204,29 +194,76 @@ func insertEvents(ctx context.Context, tx *database.Tx, recs []Record) error {
 			r := &chunk[i]
 			args = append(args, r.Position, r.StreamID, r.StreamType, r.StreamVersion, r.TenantID,
 				r.EventType, r.SchemaVersion, string(r.Payload), string(r.Metadata),
-				database.TimeArg(tx.Dialect, r.RecordedAt), r.LeafHash.String(), r.ChainHash.String())
+				database.TimeArg(d, r.RecordedAt), r.LeafHash.String(), r.ChainHash.String())
 		}
-		q := `INSERT INTO events (` + eventColumns + `) VALUES ` + placeholders(len(chunk), 12)
-		if _, err := tx.Exec(ctx, q, args...); err != nil {
-			return fmt.Errorf("insert events: %w", err)
-		}
+		out = append(out, Statement{`INSERT INTO events (` + eventColumns + `) VALUES ` + placeholders(len(chunk), 12), args})
 	}
-	return nil
+	return out
 }
 
-func insertNodes(ctx context.Context, tx *database.Tx, nodes []treeNode) error {
+func nodeInserts(nodes []treeNode) []Statement {
+	var out []Statement
 	for start := 0; start < len(nodes); start += maxRowsPerInsert {
 		chunk := nodes[start:min(start+maxRowsPerInsert, len(nodes))]
 		args := make([]any, 0, len(chunk)*3)
 		for _, n := range chunk {
 			args = append(args, n.level, n.index, n.hash.String())
 		}
-		q := `INSERT INTO merkle_nodes (level, idx, hash) VALUES ` + placeholders(len(chunk), 3)
-		if _, err := tx.Exec(ctx, q, args...); err != nil {
-			return fmt.Errorf("insert merkle nodes: %w", err)
+		out = append(out, Statement{`INSERT INTO merkle_nodes (level, idx, hash) VALUES ` + placeholders(len(chunk), 3), args})
+	}
+	return out
+}
+
+// execAll runs the append's writes in as few round trips as the dialect allows: one
+// statement with data-modifying CTEs on PostgreSQL, one multi-statement call on MySQL,
+// one by one on SQLite (which has no round trips).
+func execAll(ctx context.Context, tx *database.Tx, stmts []Statement) error {
+	var err error
+	switch tx.Dialect {
+	case database.Postgres:
+		q, args := joinCTE(stmts)
+		_, err = tx.Exec(ctx, q, args...)
+	case database.MySQL:
+		q, args := joinMulti(stmts)
+		_, err = tx.Exec(ctx, q, args...)
+	default:
+		for _, st := range stmts {
+			if _, err = tx.Exec(ctx, st.Query, st.Args...); err != nil {
+				break
+			}
 		}
 	}
+	if err != nil {
+		return fmt.Errorf("write events: %w", err)
+	}
 	return nil
+}
+
+func joinCTE(stmts []Statement) (string, []any) {
+	var b strings.Builder
+	var args []any
+	for i, st := range stmts[:len(stmts)-1] {
+		if i == 0 {
+			b.WriteString("WITH ")
+		} else {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "w%d AS (%s)", i, st.Query)
+		args = append(args, st.Args...)
+	}
+	last := stmts[len(stmts)-1]
+	b.WriteString(" " + last.Query)
+	return b.String(), append(args, last.Args...)
+}
+
+func joinMulti(stmts []Statement) (string, []any) {
+	qs := make([]string, len(stmts))
+	var args []any
+	for i, st := range stmts {
+		qs[i] = st.Query
+		args = append(args, st.Args...)
+	}
+	return strings.Join(qs, "; "), args
 }
 
 // placeholders returns "(?,?,…),(?,?,…)…" for rows rows of cols columns.

@@ -15,9 +15,14 @@ import (
 )
 
 // The tree is RFC 6962's: leaves are the events' leaf hashes in position order (leaf
-// index = position - 1). Interior nodes of every completed perfect subtree are stored in
-// merkle_nodes as the tree grows, and ledger_head keeps the compact range of the whole
-// tree, so an append costs O(log n) and a proof reads O(log n) rows.
+// index = position - 1). Interior nodes of every completed perfect subtree of at least
+// 2^minStoredLevel leaves are stored in merkle_nodes as the tree grows (one row per 16
+// events); the few lower nodes a proof needs are recomputed from at most 8 leaf hashes.
+// ledger_head keeps the compact range of the whole tree, so an append costs O(log n) and
+// a proof reads O(log n) rows.
+
+// minStoredLevel is the lowest interior level kept in merkle_nodes.
+const minStoredLevel = 4
 
 var rangeFactory = &compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
 
@@ -84,13 +89,9 @@ func encodeRange(r *compact.Range) string {
 	return strings.Join(parts, ",")
 }
 
-func saveHead(ctx context.Context, tx *database.Tx, h *headState) error {
-	_, err := tx.Exec(ctx, `UPDATE ledger_head SET size = ?, chain_hash = ?, merkle_state = ?, updated_at = ? WHERE id = 1`,
-		h.size, h.chain.String(), encodeRange(h.tree), database.TimeArg(tx.Dialect, timeNow()))
-	if err != nil {
-		return fmt.Errorf("update ledger head: %w", err)
-	}
-	return nil
+func headUpdate(d database.Dialect, h *headState) Statement {
+	return Statement{`UPDATE ledger_head SET size = ?, chain_hash = ?, merkle_state = ?, updated_at = ? WHERE id = 1`,
+		[]any{h.size, h.chain.String(), encodeRange(h.tree), database.TimeArg(d, timeNow())}}
 }
 
 func rootOf(r *compact.Range) Hash {
@@ -119,31 +120,68 @@ func (s *Store) Head(ctx context.Context) (Head, error) {
 	return Head{Size: h.size, ChainHash: h.chain, RootHash: rootOf(h.tree)}, nil
 }
 
-// nodeHashes fetches the hashes of the given complete nodes: leaves from events, interior
-// nodes from merkle_nodes.
+// nodeHashes fetches the hashes of the given complete nodes: stored interior nodes from
+// merkle_nodes, lower ones recomputed from the leaf hashes in events.
 func (s *Store) nodeHashes(ctx context.Context, ids []compact.NodeID) ([][]byte, error) {
 	out := make([][]byte, len(ids))
 	for i, id := range ids {
-		var hex string
+		var h []byte
 		var err error
-		if id.Level == 0 {
-			err = s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT leaf_hash FROM events WHERE position = ?`), int64(id.Index)+1).Scan(&hex)
+		if id.Level >= minStoredLevel {
+			h, err = s.storedNode(ctx, id)
 		} else {
-			err = s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT hash FROM merkle_nodes WHERE level = ? AND idx = ?`), id.Level, int64(id.Index)).Scan(&hex)
+			h, err = s.subtreeFromLeaves(ctx, id)
 		}
-		if err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return nil, fmt.Errorf("%w: merkle node level %d index %d", ErrNotFound, id.Level, id.Index)
-			}
-			return nil, fmt.Errorf("read merkle node: %w", err)
-		}
-		h, err := ParseHash(hex)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = h[:]
+		out[i] = h
 	}
 	return out, nil
+}
+
+func (s *Store) storedNode(ctx context.Context, id compact.NodeID) ([]byte, error) {
+	var hex string
+	err := s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT hash FROM merkle_nodes WHERE level = ? AND idx = ?`), id.Level, int64(id.Index)).Scan(&hex)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: merkle node level %d index %d", ErrNotFound, id.Level, id.Index)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read merkle node: %w", err)
+	}
+	h, err := ParseHash(hex)
+	return h[:], err
+}
+
+// subtreeFromLeaves hashes the perfect subtree id from its leaves.
+func (s *Store) subtreeFromLeaves(ctx context.Context, id compact.NodeID) ([]byte, error) {
+	begin, end := id.Coverage()
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(`SELECT leaf_hash FROM events WHERE position > ? AND position <= ? ORDER BY position`), int64(begin), int64(end))
+	if err != nil {
+		return nil, fmt.Errorf("read leaves: %w", err)
+	}
+	defer rows.Close()
+	r := rangeFactory.NewEmptyRange(begin)
+	for rows.Next() {
+		var hex string
+		if err := rows.Scan(&hex); err != nil {
+			return nil, err
+		}
+		leaf, err := ParseHash(hex)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.Append(leaf[:], nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if r.End() != end || len(r.Hashes()) != 1 {
+		return nil, fmt.Errorf("%w: leaves %d..%d", ErrNotFound, begin+1, end)
+	}
+	return r.Hashes()[0], nil
 }
 
 func (s *Store) checkSize(ctx context.Context, size int64) error {

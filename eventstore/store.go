@@ -72,12 +72,19 @@ type Projector interface {
 	Project(ctx context.Context, tx *database.Tx, rec *Record) error
 }
 
-// BatchProjector is a Projector that takes all the records of one append at once (one
-// stream, position order), saving statements. Append calls ProjectBatch instead of
-// Project for it; the rows must equal those of Project called on each record in turn.
-type BatchProjector interface {
+// StatementProjector is a Projector whose writes for one append (one stream, position
+// order) are plain statements, which Append sends together with its own writes: one
+// round trip on PostgreSQL and MySQL. The rows must equal those of Project called on each
+// record in turn (rebuilds use Project).
+type StatementProjector interface {
 	Projector
-	ProjectBatch(ctx context.Context, tx *database.Tx, recs []Record) error
+	AppendStatements(d database.Dialect, recs []Record) []Statement
+}
+
+// Statement is one SQL statement with ?-placeholders and its arguments.
+type Statement struct {
+	Query string
+	Args  []any
 }
 
 // Options configure a Store.

@@ -66,23 +66,23 @@ func TestStreamsRows(t *testing.T) {
 		db := dbtest.Open(t, d)
 		store, err := eventstore.New(db, eventstore.Options{Projectors: projections.All(), Clock: tickingClock()})
 		require.NoError(t, err)
-		a := eventstore.Stream{ID: "erasure-1", Type: "erasure_request", TenantID: "acme"}
+		a := eventstore.Stream{ID: "case-1", Type: "test_case", TenantID: "acme"}
 		b := eventstore.Stream{ID: "hold-1", Type: "test_hold", TenantID: "globex"}
 		for _, step := range []struct {
 			s        eventstore.Stream
 			expected int64
 			events   []eventstore.NewEvent
 		}{
-			{a, eventstore.NoStream, []eventstore.NewEvent{ev("erasure.requested"), ev("erasure.assessed")}}, // 10:00:00
-			{b, eventstore.NoStream, []eventstore.NewEvent{ev("hold.placed")}},                               // 10:00:01
-			{a, 2, []eventstore.NewEvent{ev("erasure.approved")}},                                            // 10:00:02
+			{a, eventstore.NoStream, []eventstore.NewEvent{ev("case.opened"), ev("case.assessed")}}, // 10:00:00
+			{b, eventstore.NoStream, []eventstore.NewEvent{ev("hold.placed")}},                      // 10:00:01
+			{a, 2, []eventstore.NewEvent{ev("case.approved")}},                                      // 10:00:02
 		} {
 			_, err := store.Append(ctx, step.s, step.expected, step.events...)
 			require.NoError(t, err)
 		}
 		at := func(sec int) time.Time { return time.Date(2026, 3, 1, 10, 0, sec, 0, time.UTC) }
 		want := []streamRow{
-			{"erasure-1", "erasure_request", "acme", 3, 1, 4, "erasure.approved", at(0), at(2)},
+			{"case-1", "test_case", "acme", 3, 1, 4, "case.approved", at(0), at(2)},
 			{"hold-1", "test_hold", "globex", 1, 3, 3, "hold.placed", at(1), at(1)},
 		}
 		assert.Equal(t, want, readStreams(t, db), "live rows")

@@ -34,23 +34,21 @@ func (Streams) Project(ctx context.Context, tx *database.Tx, rec *eventstore.Rec
 	return wrap(err)
 }
 
-var _ eventstore.BatchProjector = Streams{}
+var _ eventstore.StatementProjector = Streams{}
 
-// ProjectBatch implements eventstore.BatchProjector: the records of one append, all of
-// one stream, become one INSERT (a new stream) or one UPDATE, with the same row as
+// AppendStatements implements eventstore.StatementProjector: the records of one append,
+// all of one stream, become one INSERT (a new stream) or one UPDATE, with the same row as
 // Project gives record by record.
-func (Streams) ProjectBatch(ctx context.Context, tx *database.Tx, recs []eventstore.Record) error {
+func (Streams) AppendStatements(d database.Dialect, recs []eventstore.Record) []eventstore.Statement {
 	first, last := &recs[0], &recs[len(recs)-1]
-	at := database.TimeArg(tx.Dialect, last.RecordedAt)
+	at := database.TimeArg(d, last.RecordedAt)
 	if first.StreamVersion == 1 {
-		_, err := tx.Exec(ctx, `INSERT INTO ledger_streams (stream_id, stream_type, tenant_id, version, first_position, last_position, last_event_type, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			first.StreamID, first.StreamType, first.TenantID, last.StreamVersion, first.Position, last.Position, last.EventType,
-			database.TimeArg(tx.Dialect, first.RecordedAt), at)
-		return wrap(err)
+		return []eventstore.Statement{{Query: `INSERT INTO ledger_streams (stream_id, stream_type, tenant_id, version, first_position, last_position, last_event_type, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			Args: []any{first.StreamID, first.StreamType, first.TenantID, last.StreamVersion, first.Position, last.Position, last.EventType,
+				database.TimeArg(d, first.RecordedAt), at}}}
 	}
-	_, err := tx.Exec(ctx, `UPDATE ledger_streams SET version = ?, last_position = ?, last_event_type = ?, updated_at = ? WHERE stream_id = ?`,
-		last.StreamVersion, last.Position, last.EventType, at, last.StreamID)
-	return wrap(err)
+	return []eventstore.Statement{{Query: `UPDATE ledger_streams SET version = ?, last_position = ?, last_event_type = ?, updated_at = ? WHERE stream_id = ?`,
+		Args: []any{last.StreamVersion, last.Position, last.EventType, at, last.StreamID}}}
 }
 
 func wrap(err error) error {

@@ -55,22 +55,29 @@ func runAppend(ctx context.Context, cfg *config, d database.Dialect) ([]appendRe
 	}
 	defer db.Close()
 	info := dbInfo{dialect: d, version: db.Version, durability: durability(ctx, db.DB)}
-	if err := createPlainTable(ctx, db.DB, cfg.plainIndexes); err != nil {
-		return nil, info, err
+	out, err := measureAppend(ctx, cfg, db.DB)
+	return out, info, err
+}
+
+// measureAppend creates the baseline table in the migrated database db and runs every
+// append case on it.
+func measureAppend(ctx context.Context, cfg *config, db *database.DB) ([]appendResult, error) {
+	if err := createPlainTable(ctx, db, cfg.plainIndexes); err != nil {
+		return nil, err
 	}
-	stores, err := warmStores(ctx, cfg, db.DB)
+	stores, err := warmStores(ctx, cfg, db)
 	if err != nil {
-		return nil, info, err
+		return nil, err
 	}
 	var out []appendResult
 	for _, c := range cfg.cases() {
-		res, err := runCase(ctx, cfg, stores[c.projections], d, c)
+		res, err := runCase(ctx, cfg, stores[c.projections], db.Dialect, c)
 		if err != nil {
-			return nil, info, fmt.Errorf("%s: %w", c, err)
+			return nil, fmt.Errorf("%s: %w", c, err)
 		}
 		out = append(out, res)
 	}
-	return out, info, nil
+	return out, nil
 }
 
 // warmStores returns the two stores on db, without and with the inline projectors, each

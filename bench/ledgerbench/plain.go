@@ -45,8 +45,7 @@ func plainDDL(d database.Dialect, withIndexes bool) []string {
 )` + suffix}
 	if withIndexes {
 		stmts = append(stmts,
-			`CREATE INDEX plain_events_tenant ON `+plainTable+` (tenant_id, position)`,
-			`CREATE INDEX plain_events_type ON `+plainTable+` (event_type, position)`)
+			`CREATE INDEX plain_events_tenant ON `+plainTable+` (tenant_id, position)`)
 	}
 	return stmts
 }

@@ -46,7 +46,7 @@ func (w *workload) nextAppend(n int) (eventstore.Stream, int64, []eventstore.New
 	for i := range events {
 		events[i] = w.event()
 	}
-	return eventstore.Stream{ID: id, Type: "erasure_request", TenantID: "tenant-0001"}, expected, events
+	return eventstore.Stream{ID: id, Type: "bench_case", TenantID: "tenant-0001"}, expected, events
 }
 
 func (w *workload) event() eventstore.NewEvent {
@@ -59,7 +59,7 @@ func (w *workload) event() eventstore.NewEvent {
 	}
 	md := domain.Metadata{Actor: "dpo@example.org", ClientIP: "192.0.2.10",
 		UserAgent: "mailledger-bench/1", CorrelationID: fmt.Sprintf("corr-%08d", w.seq)}
-	return eventstore.NewEvent{Type: "erasure.request_assessed", SchemaVersion: 1, Payload: p, Metadata: md}
+	return eventstore.NewEvent{Type: "bench.case_assessed", SchemaVersion: 1, Payload: p, Metadata: md}
 }
 
 // phaseTimes is the time the ledger and the plain insert took for the same events.

@@ -113,7 +113,7 @@ func (f *consumerFixture) offset(consumer string) int64 {
 func (f *consumerFixture) requireOffset(consumer string, want int64) {
 	f.t.Helper()
 	require.Eventually(f.t, func() bool { return f.offset(consumer) == want }, waitMessage, 5*time.Millisecond,
-		"offset of %s: got %d; want %d", consumer, f.offset(consumer), want)
+		"offset of %s never reached %d", consumer, want)
 }
 
 // nextMessage returns the next message of ch, failing when none comes within d.
@@ -133,10 +133,8 @@ func nextMessage(t *testing.T, ch <-chan *message.Message, d time.Duration) *mes
 func requireQuiet(t *testing.T, ch <-chan *message.Message, d time.Duration) {
 	t.Helper()
 	select {
-	case msg, ok := <-ch:
-		if ok {
-			t.Fatalf("got message %s; want none while the previous one is unacked", msg.UUID)
-		}
+	case msg, open := <-ch:
+		t.Fatalf("got message %v (channel open: %v); want none for %v", msg, open, d)
 	case <-time.After(d):
 	}
 }
@@ -173,8 +171,7 @@ func ackAll(t *testing.T, ch <-chan *message.Message, last int64) []int64 {
 	}
 }
 
-func positionsFrom(from, to int64) []int64 {
-	var out []int64
+func positionsFrom(from, to int64) (out []int64) {
 	for p := from; p <= to; p++ {
 		out = append(out, p)
 	}

@@ -15,7 +15,6 @@ CREATE TABLE events (
     CONSTRAINT events_stream_version UNIQUE (stream_id, stream_version)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 CREATE INDEX events_tenant ON events (tenant_id, position);
-CREATE INDEX events_type ON events (event_type, position);
 
 CREATE TABLE ledger_head (
     id           INTEGER     PRIMARY KEY,

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# bench/run.sh — the benchmarks of docs/performance.md, called by `make bench`.
+#
+# It starts no server: PostgreSQL and MySQL/MariaDB are used where TEST_POSTGRES_URL and
+# TEST_MYSQL_URL point, or at the local servers by default. ledgerbench creates a fresh
+# database on each server (and a fresh SQLite file) for the run and drops it afterwards;
+# a server that cannot be reached is reported as SKIP (a failure under CI=true).
+#
+# Environment: LEDGERBENCH_FLAGS (extra flags, see `go run ./bench/ledgerbench -h`),
+# BENCHTIME (for the Go benchmarks in bench/, default 1x), GO (default go).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+: "${TEST_POSTGRES_URL:=postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}"
+: "${TEST_MYSQL_URL:=mysql://root@tcp(127.0.0.1:3306)/test}"
+export TEST_POSTGRES_URL TEST_MYSQL_URL
+GO=${GO:-go}
+BENCHTIME=${BENCHTIME:-1x}
+
+echo "== machine: $(nproc) cores (nproc), $($GO version), $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== ledger append throughput and Verify: go run ./bench/ledgerbench ${LEDGERBENCH_FLAGS:-}"
+# shellcheck disable=SC2086 # LEDGERBENCH_FLAGS is a list of flags
+$GO run ./bench/ledgerbench ${LEDGERBENCH_FLAGS:-}
+
+if compgen -G "bench/*_test.go" >/dev/null; then
+	echo
+	echo "== Go benchmarks in bench/: go test -run '^\$' -bench . -benchtime $BENCHTIME ./bench"
+	$GO test -run '^$' -bench . -benchtime "$BENCHTIME" ./bench
+fi
