@@ -87,13 +87,18 @@ func sqlitePath(rawURL string) string {
 func parseURL(rawURL string) (Dialect, string, string, error) {
 	scheme, _, ok := strings.Cut(rawURL, "://")
 	if !ok {
-		return "", "", "", fmt.Errorf("%w: %q has no scheme (want sqlite://, postgres:// or mysql://)", ErrBadURL, redact(rawURL))
+		return "", "", "", fmt.Errorf("%w: no scheme (want sqlite://, postgres:// or mysql://)", ErrBadURL)
 	}
 	switch scheme {
 	case "sqlite", "sqlite3", "file":
 		return sqliteDSN(rawURL)
 	case "postgres", "postgresql":
 		if _, err := url.Parse(rawURL); err != nil {
+			// url.Error repeats the whole URL, password included: say only what is wrong.
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
 			return "", "", "", fmt.Errorf("%w: %v", ErrBadURL, err)
 		}
 		return Postgres, "pgx", rawURL, nil

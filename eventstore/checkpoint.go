@@ -110,9 +110,14 @@ func (sg *Signer) Sign(ctx context.Context) (*Checkpoint, error) {
 	return sg.store.CheckpointAt(ctx, head.Size)
 }
 
+// saveCheckpoint writes cp in a write transaction, so that on SQLite it queues with the
+// appends for the writer lock instead of busy-waiting against them.
 func (s *Store) saveCheckpoint(ctx context.Context, cp *Checkpoint) error {
-	_, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO checkpoints (size, root_hash, note, created_at) VALUES (?, ?, ?, ?)`),
-		cp.Size, cp.RootHash.String(), string(cp.Note), database.TimeArg(s.db.Dialect, cp.CreatedAt))
+	err := s.db.InTx(ctx, func(tx *database.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO checkpoints (size, root_hash, note, created_at) VALUES (?, ?, ?, ?)`,
+			cp.Size, cp.RootHash.String(), string(cp.Note), database.TimeArg(tx.Dialect, cp.CreatedAt))
+		return err
+	})
 	if err != nil && !isUniqueViolation(err) { // another node signed the same size first
 		return fmt.Errorf("save checkpoint: %w", err)
 	}

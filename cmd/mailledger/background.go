@@ -2,66 +2,44 @@ package main
 
 import (
 	"context"
-	"log/slog"
-	"time"
+	"errors"
 
+	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/eventstore"
 )
 
-// startBackground starts the consumers that follow the ledger and returns the function
-// that stops them and waits until they have saved their offsets. It is the one place
-// where serve wires its background work.
-//
-// TODO(background): replace the interim loop below with app.NewBackground (watermill
-// Router over the ledger, registering its subscriber metrics with svc.reg) and
-// app.Checkpointer once app/background.go and app/checkpointer.go exist.
+// startBackground starts the work that follows the ledger: the consumers of
+// app.Background (a watermill Router over the ledger, whose metrics go to svc.reg) and
+// the app.Checkpointer that signs checkpoints every MAILLEDGER_CHECKPOINT_EVERY events
+// and MAILLEDGER_CHECKPOINT_INTERVAL. It is the one place where serve wires background
+// work; consumers are added here with bg.AddHandler before Run. It returns the function
+// that stops everything and waits until the consumers have saved their offsets.
 func startBackground(ctx context.Context, svc *service, store *eventstore.Store, signer *eventstore.Signer) (func() error, error) {
+	bg, err := app.NewBackground(store, app.BackgroundConfig{
+		Logger: svc.logger, Registerer: svc.reg, CloseTimeout: shutdownTimeout,
+	})
+	if err != nil {
+		return nil, err
+	}
+	checkpointer, err := app.NewCheckpointer(store, signer, app.CheckpointerConfig{
+		Every: svc.cfg.CheckpointEvery, Interval: svc.cfg.CheckpointInterval, Logger: svc.logger,
+	})
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan error, 1)
-	go func() {
-		done <- signCheckpoints(ctx, store, signer, svc.logger, svc.cfg.CheckpointEvery, svc.cfg.CheckpointInterval)
-	}()
+	done := make(chan error, 2)
+	for name, run := range map[string]func(context.Context) error{"consumers": bg.Run, "checkpointer": checkpointer.Run} {
+		go func() {
+			err := run(ctx)
+			if err != nil && ctx.Err() == nil {
+				svc.logger.Error("background work stopped", "name", name, "error", err.Error())
+			}
+			done <- err
+		}()
+	}
 	return func() error {
 		cancel()
-		return <-done
+		return errors.Join(<-done, <-done)
 	}, nil
-}
-
-// signCheckpoints signs a checkpoint whenever every events were appended since the last
-// one, and at each interval when there are new events, until ctx ends.
-func signCheckpoints(ctx context.Context, store *eventstore.Store, signer *eventstore.Signer, logger *slog.Logger, every int64, interval time.Duration) error {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	var signed int64
-	if cp, err := store.LatestCheckpoint(ctx); err == nil {
-		signed = cp.Size
-	}
-	for {
-		wake := store.Appended()
-		head, err := store.Head(ctx)
-		if err == nil && head.Size-signed >= every {
-			signed = sign(ctx, signer, logger, signed)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-wake:
-		case <-ticker.C:
-			if err == nil && head.Size > signed {
-				signed = sign(ctx, signer, logger, signed)
-			}
-		}
-	}
-}
-
-// sign signs a checkpoint of the head and returns its size, or signed when it failed.
-func sign(ctx context.Context, signer *eventstore.Signer, logger *slog.Logger, signed int64) int64 {
-	cp, err := signer.Sign(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			logger.Warn("checkpoint not signed", "error", err.Error())
-		}
-		return signed
-	}
-	return cp.Size
 }

@@ -142,7 +142,11 @@ func TestProjectionsRebuildCommand(t *testing.T) {
 func openLedger(t *testing.T, env map[string]string) (*eventstore.Store, *eventstore.Key) {
 	t.Helper()
 	dir := env["MAILLEDGER_DATA_DIR"]
-	db, err := database.Open("sqlite://" + filepath.Join(dir, "mailledger.db"))
+	rawURL := env["DATABASE_URL"]
+	if rawURL == "" {
+		rawURL = "sqlite://" + filepath.Join(dir, "mailledger.db")
+	}
+	db, err := database.Open(rawURL)
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	store, err := eventstore.New(db, eventstore.Options{Projectors: projections.All()})

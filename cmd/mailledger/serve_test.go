@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -32,6 +34,7 @@ func TestServeLifecycle(t *testing.T) {
 		if d != database.SQLite { // SQLite runs on the default DATABASE_URL under the data dir
 			env["DATABASE_URL"] = dbtest.URL(t, d)
 		}
+		env["MAILLEDGER_CHECKPOINT_EVERY"] = "2"
 		migrated := runBinary(t, env, "migrate")
 		require.Equal(t, 0, migrated.code, "migrate: %s", migrated.stderr)
 		assert.Contains(t, migrated.stdout, "migrated "+string(d)+" database to version")
@@ -41,6 +44,7 @@ func TestServeLifecycle(t *testing.T) {
 		status, _ := s.get("/healthz", false)
 		assert.Equal(t, http.StatusOK, status)
 		checkLedgerEndpoints(t, s)
+		checkBackgroundCheckpoints(t, s, env)
 		status, metrics := s.get("/metrics", false)
 		require.Equal(t, http.StatusOK, status)
 		for _, name := range ledgerMetricNames {
@@ -70,6 +74,27 @@ func checkLedgerEndpoints(t *testing.T, s *server) {
 	require.NoError(t, err, "checkpoint %q with key %q", note, vkey)
 	assert.Equal(t, int64(0), cp.Size)
 	assert.Equal(t, "mailledger", cp.Origin)
+}
+
+// checkBackgroundCheckpoints appends events from another process's point of view and
+// requires the checkpointer to sign them, and the proof endpoint to use that checkpoint.
+func checkBackgroundCheckpoints(t *testing.T, s *server, env map[string]string) {
+	t.Helper()
+	store, _ := openLedger(t, env)
+	appendEvents(t, store, 3)
+	require.Eventually(t, func() bool {
+		cp, err := store.LatestCheckpoint(context.Background())
+		return err == nil && cp.Size == 3
+	}, 15*time.Second, 50*time.Millisecond, "serve signs a checkpoint after MAILLEDGER_CHECKPOINT_EVERY events")
+	status, body := s.get("/api/v1/ledger/proof?position=2", true)
+	require.Equal(t, http.StatusOK, status, body)
+	var p struct {
+		TreeSize   int64   `json:"tree_size"`
+		Checkpoint *string `json:"checkpoint"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &p))
+	assert.Equal(t, int64(3), p.TreeSize)
+	assert.NotNil(t, p.Checkpoint)
 }
 
 func TestServeWaitsForTheDatabase(t *testing.T) {

@@ -60,6 +60,9 @@ type Config struct {
 	BatchSize int
 	// NackDelay is the pause before a nacked message is delivered again. Default 100 ms.
 	NackDelay time.Duration
+	// SaveInterval bounds how long an acked offset may wait before it is saved. Default
+	// 20 ms; negative saves after every ack.
+	SaveInterval time.Duration
 	// CloseTimeout is how long a stopping subscription waits for the message in flight to
 	// be acked; after it, the message's context is cancelled and the message will be
 	// delivered again on the next start. Default 30 s.
@@ -83,6 +86,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.CloseTimeout == 0 {
 		c.CloseTimeout = 30 * time.Second
+	}
+	if c.SaveInterval == 0 {
+		c.SaveInterval = 20 * time.Millisecond
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

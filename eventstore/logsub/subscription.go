@@ -17,6 +17,8 @@ type subscription struct {
 	s        *Subscriber
 	consumer string
 	position int64 // the last acked position
+	saved    int64 // the last saved position
+	lastSave time.Time
 	out      chan *message.Message
 
 	// ctx is done when the subscribe context is done or the Subscriber closes.
@@ -37,7 +39,7 @@ const (
 )
 
 func newSubscription(ctx context.Context, s *Subscriber, consumer string, position int64) *subscription {
-	sub := &subscription{s: s, consumer: consumer, position: position, out: make(chan *message.Message)}
+	sub := &subscription{s: s, consumer: consumer, position: position, saved: position, out: make(chan *message.Message)}
 	sub.ctx, sub.stop = context.WithCancel(ctx)
 	sub.handlerCtx, sub.cancelHandlers = context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
@@ -61,6 +63,7 @@ func (sub *subscription) run() {
 			cfg.Logger.Error("read ledger for consumer", "consumer", sub.consumer, "after", sub.position, "err", err)
 		}
 		if len(recs) == 0 {
+			sub.flush() // caught up
 			if !sub.sleep(cfg.PollInterval, wake) {
 				return
 			}
@@ -75,6 +78,7 @@ func (sub *subscription) run() {
 }
 
 func (sub *subscription) finish() {
+	sub.flush()
 	sub.stop()
 	sub.cancelHandlers()
 	close(sub.out)
@@ -104,14 +108,15 @@ func (sub *subscription) deliver(rec *eventstore.Record) bool {
 		}
 		msg := newMessage(sub.consumer, rec)
 		msg.SetContext(sub.handlerCtx)
-		select {
-		case sub.out <- msg:
-		case <-sub.ctx.Done():
+		if !sub.send(msg) {
 			return false
 		}
 		switch sub.await(msg) {
 		case acked:
-			sub.save(rec.Position)
+			sub.position = rec.Position
+			if time.Since(sub.lastSave) >= sub.s.cfg.SaveInterval {
+				sub.flush()
+			}
 			return true
 		case nacked:
 			if !sub.sleep(sub.s.cfg.NackDelay, nil) {
@@ -126,12 +131,20 @@ func (sub *subscription) deliver(rec *eventstore.Record) bool {
 // await waits for msg's ack or nack. Once the subscription stops, it waits at most
 // Config.CloseTimeout more, then cancels the handlers' context and abandons msg.
 func (sub *subscription) await(msg *message.Message) outcome {
-	select {
-	case <-msg.Acked():
-		return acked
-	case <-msg.Nacked():
-		return nacked
-	case <-sub.ctx.Done():
+	due, stop := sub.saveDue()
+	defer stop()
+	for waiting := true; waiting; {
+		select {
+		case <-msg.Acked():
+			return acked
+		case <-msg.Nacked():
+			return nacked
+		case <-due:
+			sub.flush()
+			due = nil
+		case <-sub.ctx.Done():
+			waiting = false
+		}
 	}
 	t := time.NewTimer(sub.s.cfg.CloseTimeout)
 	defer t.Stop()
@@ -148,17 +161,50 @@ func (sub *subscription) await(msg *message.Message) outcome {
 	}
 }
 
-// save records position as the consumer's offset. A failed update is logged and the
-// subscription goes on: the next saved ack covers it, and a crash before then only
-// delivers the acked events again.
-func (sub *subscription) save(position int64) {
-	sub.position = position
+// send hands msg to the router, saving a waiting offset by its deadline meanwhile; it
+// returns false when the subscription stops first.
+func (sub *subscription) send(msg *message.Message) bool {
+	due, stop := sub.saveDue()
+	defer stop()
+	for {
+		select {
+		case sub.out <- msg:
+			return true
+		case <-due:
+			sub.flush()
+			due = nil
+		case <-sub.ctx.Done():
+			return false
+		}
+	}
+}
+
+// saveDue returns a channel that fires when an acked but unsaved offset is due to be
+// saved (nil when none waits), and the function that releases its timer.
+func (sub *subscription) saveDue() (<-chan time.Time, func() bool) {
+	if sub.position == sub.saved {
+		return nil, func() bool { return false }
+	}
+	t := time.NewTimer(sub.s.cfg.SaveInterval - time.Since(sub.lastSave))
+	return t.C, t.Stop
+}
+
+// flush saves the last acked position as the consumer's offset, if it is not saved yet. A
+// failed update is logged and the subscription goes on: the next save covers it, and a
+// crash before then only delivers the acked events again.
+func (sub *subscription) flush() {
+	position := sub.position
+	if position == sub.saved {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(sub.ctx), saveTimeout)
 	defer cancel()
+	sub.lastSave = time.Now()
 	if err := saveOffset(ctx, sub.s.store.DB(), sub.consumer, position); err != nil {
 		sub.s.cfg.Logger.Error("save consumer offset", "consumer", sub.consumer, "position", position, "err", err)
 		return
 	}
+	sub.saved = position
 	if sub.s.cfg.OnOffset != nil {
 		sub.s.cfg.OnOffset(sub.consumer, position)
 	}

@@ -1,0 +1,277 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mailledger/mailledger/database"
+)
+
+// DefaultEraseBatch is how many messages one erasure transaction marks.
+const DefaultEraseBatch = 1000
+
+// Scope is what an erasure of some addresses would affect (contract §4). Only visible
+// messages count: neither purged nor erased already.
+type Scope struct {
+	AsSender    int // messages sent by one of the addresses
+	AsRecipient int // messages with one of the addresses in To, Cc, Bcc or the envelope
+	Attachments int // attachments of the distinct affected messages
+	Affected    int // distinct affected messages
+}
+
+// Hold is an active legal hold that covers at least one affected message.
+type Hold struct {
+	ID, Type, Value string
+}
+
+// LockFunc runs first in every erasure and purge transaction. The application passes
+// eventstore.LockHead: legal holds are placed by ledger appends, which take the same lock,
+// so no hold can appear between the hold check of a batch and its changes.
+type LockFunc func(ctx context.Context, tx *database.Tx) error
+
+// affected is a derived table "a" of the ids of the tenant's messages that name one of the
+// addresses as sender or as recipient (To, Cc, Bcc, envelope), in any state. It uses the
+// indexes metadata(tenant_id, "from") and rcpt("to", id); callers join metadata m on
+// m.id = a.id and filter by tenant and state there.
+func affected(tenant string, addrs []string) (string, []any) {
+	in := "(" + inList(len(addrs)) + ")"
+	args := append(append([]any{tenant}, stringArgs(addrs)...), stringArgs(addrs)...)
+	return `(SELECT id FROM metadata WHERE tenant_id = ? AND "from" IN ` + in +
+		` UNION SELECT id FROM rcpt WHERE "to" IN ` + in + `) a`, args
+}
+
+// joinMetadata joins metadata m to the affected ids a, telling SQLite and MySQL to read a
+// first and look m up by primary key, whatever their statistics say: a tenant can hold
+// millions of messages, of which an erasure touches a few.
+func joinMetadata(d database.Dialect) string {
+	switch d {
+	case database.SQLite:
+		return ` CROSS JOIN metadata m ON m.id = a.id `
+	case database.MySQL:
+		return ` STRAIGHT_JOIN metadata m ON m.id = a.id `
+	}
+	return ` JOIN metadata m ON m.id = a.id `
+}
+
+// holdCovers is true when hold h covers message m: an address hold on its sender or one
+// of its recipients, or a domain hold on the domain of any of them. The type and status
+// names are those of domain/legalhold.
+const holdCovers = `((h.type = 'address' AND (h.value = m."from" OR EXISTS (SELECT 1 FROM rcpt hr WHERE hr.id = m.id AND hr."to" = h.value)))` +
+	` OR (h.type = 'domain' AND (h.value = m.fromdomain OR EXISTS (SELECT 1 FROM rcpt hr WHERE hr.id = m.id AND hr.todomain = h.value))))`
+
+// underActiveHold is true when any active hold of m's tenant covers message m.
+const underActiveHold = `EXISTS (SELECT 1 FROM legal_holds h WHERE h.tenant_id = m.tenant_id AND h.status = 'active' AND ` + holdCovers + `)`
+
+// normalize lower-cases, trims and de-duplicates addresses, dropping empty ones.
+func normalize(addrs []string) []string {
+	var out []string
+	for _, a := range addrs {
+		out = appendAddress(out, a)
+	}
+	return out
+}
+
+// Scope counts the visible messages of tenant that an erasure of addrs would affect, in
+// one query over the indexes; no message is loaded.
+func (a *Archive) Scope(ctx context.Context, tenant string, addrs []string) (Scope, error) {
+	addrs = normalize(addrs)
+	if len(addrs) == 0 {
+		return Scope{}, nil
+	}
+	from, args := affected(tenant, addrs)
+	in := "(" + inList(len(addrs)) + ")"
+	q := `SELECT COUNT(*), COALESCE(SUM(m.attachments), 0),
+		COALESCE(SUM(CASE WHEN m."from" IN ` + in + ` THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN EXISTS (SELECT 1 FROM rcpt r WHERE r.id = m.id AND r."to" IN ` + in + `) THEN 1 ELSE 0 END), 0)
+		FROM ` + from + joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible
+	all := append(append(append(stringArgs(addrs), stringArgs(addrs)...), args...), tenant)
+	var affectedN, attachments, sender, recipient int64
+	err := a.db.QueryRowContext(ctx, a.db.Rebind(q), all...).Scan(&affectedN, &attachments, &sender, &recipient)
+	if err != nil {
+		return Scope{}, fmt.Errorf("erasure scope: %w", err)
+	}
+	return Scope{AsSender: int(sender), AsRecipient: int(recipient), Attachments: int(attachments), Affected: int(affectedN)}, nil
+}
+
+// BlockingHolds returns the active holds of tenant that cover at least one visible message
+// an erasure of addrs would affect, ordered by id, and a sentence naming them ("" when
+// there are none).
+func (a *Archive) BlockingHolds(ctx context.Context, tenant string, addrs []string) ([]Hold, string, error) {
+	addrs = normalize(addrs)
+	if len(addrs) == 0 {
+		return nil, "", nil
+	}
+	from, args := affected(tenant, addrs)
+	q := `SELECT h.id, h.type, h.value FROM legal_holds h WHERE h.tenant_id = ? AND h.status = 'active' AND EXISTS (
+		SELECT 1 FROM ` + from + joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible + ` AND ` + holdCovers + `)
+		ORDER BY h.id`
+	all := append(append([]any{tenant}, args...), tenant)
+	rows, err := a.db.QueryContext(ctx, a.db.Rebind(q), all...)
+	if err != nil {
+		return nil, "", fmt.Errorf("blocking holds: %w", err)
+	}
+	defer rows.Close()
+	var holds []Hold
+	for rows.Next() {
+		var h Hold
+		if err := rows.Scan(&h.ID, &h.Type, &h.Value); err != nil {
+			return nil, "", err
+		}
+		holds = append(holds, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	return holds, holdReason(holds), nil
+}
+
+func holdReason(holds []Hold) string {
+	if len(holds) == 0 {
+		return ""
+	}
+	parts := make([]string, len(holds))
+	for i, h := range holds {
+		parts[i] = fmt.Sprintf("%s (%s hold on %s)", h.ID, h.Type, h.Value)
+	}
+	noun := "an active legal hold covers"
+	if len(holds) > 1 {
+		noun = fmt.Sprintf("%d active legal holds cover", len(holds))
+	}
+	return noun + " affected emails: " + strings.Join(parts, ", ")
+}
+
+// EraseRequest describes one execution of an erasure request.
+type EraseRequest struct {
+	Tenant    string
+	RequestID string // recorded in metadata.erased_by
+	Addresses []string
+	// Today is any time of the execution day; erased messages are retained until the start
+	// of that UTC day, so the next purge removes their files.
+	Today time.Time
+	// Batch is how many messages one transaction marks; DefaultEraseBatch when 0.
+	Batch int
+	// Lock, when set, runs first in every transaction (see LockFunc).
+	Lock LockFunc
+}
+
+// ErrBadErasure means an EraseRequest lacks its tenant, request id or addresses.
+var ErrBadErasure = errors.New("bad erasure")
+
+// Erase marks every visible message of the request's scope as erased: retained set to
+// the start of the execution day, erased_by set to the request id, and its full-text entry
+// removed, from then on invisible to every read. It works in batches, one transaction
+// each, so a crash loses at most the batch in flight and a new call resumes where the
+// last one stopped. A message that an active legal hold covers is never touched: every
+// batch checks the holds again inside its transaction. It returns how many messages carry
+// this request's mark at the end, those of earlier interrupted calls included.
+func (a *Archive) Erase(ctx context.Context, r EraseRequest) (int, error) {
+	addrs := normalize(r.Addresses)
+	if r.Tenant == "" || r.RequestID == "" || len(addrs) == 0 {
+		return 0, fmt.Errorf("%w: tenant, request id and addresses are required", ErrBadErasure)
+	}
+	r.Addresses = addrs
+	if r.Batch <= 0 {
+		r.Batch = DefaultEraseBatch
+	}
+	day := r.Today.UTC().Truncate(24 * time.Hour)
+	for {
+		n, err := a.eraseBatch(ctx, r, day)
+		if err != nil {
+			return 0, err
+		}
+		if n < r.Batch {
+			break
+		}
+	}
+	return a.ErasedCount(ctx, r.Tenant, r.RequestID)
+}
+
+// eraseBatch marks up to r.Batch messages in one transaction and returns how many.
+func (a *Archive) eraseBatch(ctx context.Context, r EraseRequest, day time.Time) (int, error) {
+	var n int
+	err := a.db.InTx(ctx, func(tx *database.Tx) error {
+		if r.Lock != nil {
+			if err := r.Lock(ctx, tx); err != nil {
+				return err
+			}
+		}
+		ids, err := a.erasableIDs(ctx, tx, r)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		n = len(ids)
+		return a.markErased(ctx, tx, ids, r.RequestID, day)
+	})
+	return n, err
+}
+
+// erasableIDs returns the next batch of visible, unheld messages in the request's scope.
+func (a *Archive) erasableIDs(ctx context.Context, tx *database.Tx, r EraseRequest) ([]int64, error) {
+	from, args := affected(r.Tenant, r.Addresses)
+	q := `SELECT m.id FROM ` + from + joinMetadata(tx.Dialect) + `WHERE m.tenant_id = ? AND ` + visible +
+		` AND NOT ` + underActiveHold + ` ORDER BY m.id LIMIT ?`
+	return queryIDs(ctx, tx, q, append(args, r.Tenant, r.Batch)...)
+}
+
+func (a *Archive) markErased(ctx context.Context, tx *database.Tx, ids []int64, requestID string, day time.Time) error {
+	q := `UPDATE metadata SET retained = ?, erased_by = ? WHERE erased_by IS NULL AND id IN (` + inList(len(ids)) + `)`
+	args := append([]any{database.TimeArg(tx.Dialect, day), requestID}, int64Args(ids)...)
+	if _, err := tx.Exec(ctx, q, args...); err != nil {
+		return fmt.Errorf("mark erased: %w", err)
+	}
+	for _, id := range ids {
+		if err := a.index.remove(ctx, tx, id); err != nil {
+			return fmt.Errorf("remove message %d from the index: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// ErasedCount returns how many messages of tenant carry the erasure mark of requestID,
+// purged ones included.
+func (a *Archive) ErasedCount(ctx context.Context, tenant, requestID string) (int, error) {
+	var n int
+	err := a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM metadata WHERE erased_by = ? AND tenant_id = ?`), requestID, tenant).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count erased: %w", err)
+	}
+	return n, nil
+}
+
+func queryIDs(ctx context.Context, tx *database.Tx, q string, args ...any) ([]int64, error) {
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func inList(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+func stringArgs(list []string) []any {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
+}
+
+func int64Args(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
