@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mailledger/mailledger/bench/internal/benchenv"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/projections"
@@ -49,12 +50,12 @@ type dbInfo struct {
 
 // runAppend measures every append case on a fresh database of dialect d.
 func runAppend(ctx context.Context, cfg *config, d database.Dialect) ([]appendResult, dbInfo, error) {
-	db, err := openFresh(ctx, d, cfg.urls[d], cfg.tmpDir)
+	db, err := benchenv.OpenFresh(ctx, d, cfg.urls[d], cfg.tmpDir)
 	if err != nil {
 		return nil, dbInfo{}, err
 	}
 	defer db.Close()
-	info := dbInfo{dialect: d, version: db.Version, durability: durability(ctx, db.DB)}
+	info := dbInfo{dialect: d, version: db.Version, durability: benchenv.Durability(ctx, db.DB)}
 	out, err := measureAppend(ctx, cfg, db.DB)
 	return out, info, err
 }
@@ -117,26 +118,6 @@ func runCase(ctx context.Context, cfg *config, store *eventstore.Store, d databa
 		res.rounds = append(res.rounds, t)
 	}
 	return res, nil
-}
-
-// durability reports the commit-durability setting the figures depend on.
-func durability(ctx context.Context, db *database.DB) string {
-	q := map[database.Dialect]string{
-		database.SQLite:   "PRAGMA synchronous",
-		database.Postgres: "SHOW synchronous_commit",
-		database.MySQL:    "SELECT @@innodb_flush_log_at_trx_commit",
-	}[db.Dialect]
-	var v string
-	if err := db.QueryRowContext(ctx, q).Scan(&v); err != nil {
-		return "unknown (" + err.Error() + ")"
-	}
-	switch db.Dialect {
-	case database.SQLite:
-		return "journal_mode=WAL, synchronous=" + map[string]string{"0": "OFF", "1": "NORMAL", "2": "FULL", "3": "EXTRA"}[v]
-	case database.Postgres:
-		return "synchronous_commit=" + v
-	}
-	return "innodb_flush_log_at_trx_commit=" + v
 }
 
 func projectorsFor(enabled bool) []eventstore.Projector {

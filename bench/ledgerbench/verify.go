@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mailledger/mailledger/bench/internal/benchenv"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/eventstore"
 )
@@ -34,12 +35,12 @@ func (v verifyResult) medianRate() float64 { return rate(int(v.events), v.median
 // cfg.verifyBatch events, signing a checkpoint after each append (the service signs one
 // every 1000 events), then times cfg.verifyRuns full Verify passes.
 func runVerify(ctx context.Context, cfg *config) (verifyResult, error) {
-	db, err := openFresh(ctx, database.SQLite, "", cfg.tmpDir)
+	db, err := benchenv.OpenFresh(ctx, database.SQLite, "", cfg.tmpDir)
 	if err != nil {
 		return verifyResult{}, err
 	}
 	defer db.Close()
-	res := verifyResult{info: dbInfo{dialect: database.SQLite, version: db.Version, durability: durability(ctx, db.DB)}}
+	res := verifyResult{info: dbInfo{dialect: database.SQLite, version: db.Version, durability: benchenv.Durability(ctx, db.DB)}}
 	store, err := eventstore.New(db.DB, eventstore.Options{Projectors: projectorsFor(true)})
 	if err != nil {
 		return res, err

@@ -1,4 +1,6 @@
-package main
+// Package benchenv is what the benchmark programs of bench/ share: fresh databases made
+// for one run and dropped after it, and the facts about the machine a report states.
+package benchenv
 
 import (
 	"context"
@@ -17,22 +19,22 @@ import (
 	"github.com/mailledger/mailledger/migrations"
 )
 
-// freshDB is a new, migrated database made for one benchmark run, and how to drop it.
-type freshDB struct {
+// FreshDB is a new, migrated database made for one benchmark run, and how to drop it.
+type FreshDB struct {
 	*database.DB
 	Version string // the server's (or SQLite library's) version string
 	drop    func()
 }
 
 // Close closes the database and drops it.
-func (f *freshDB) Close() {
+func (f *FreshDB) Close() {
 	f.DB.Close()
 	f.drop()
 }
 
-// openFresh creates an empty database of dialect d (a file under dir for SQLite, a new
+// OpenFresh creates an empty database of dialect d (a file under dir for SQLite, a new
 // database on the server named by adminURL otherwise), migrates it and returns it.
-func openFresh(ctx context.Context, d database.Dialect, adminURL, dir string) (*freshDB, error) {
+func OpenFresh(ctx context.Context, d database.Dialect, adminURL, dir string) (*FreshDB, error) {
 	rawURL, drop, err := createDatabase(ctx, d, adminURL, dir)
 	if err != nil {
 		return nil, err
@@ -42,7 +44,7 @@ func openFresh(ctx context.Context, d database.Dialect, adminURL, dir string) (*
 		drop()
 		return nil, err
 	}
-	f := &freshDB{DB: db, drop: drop}
+	f := &FreshDB{DB: db, drop: drop}
 	if err := migrations.Up(ctx, db); err != nil {
 		f.Close()
 		return nil, err
@@ -57,7 +59,7 @@ func openFresh(ctx context.Context, d database.Dialect, adminURL, dir string) (*
 func createDatabase(ctx context.Context, d database.Dialect, adminURL, dir string) (string, func(), error) {
 	switch d {
 	case database.SQLite:
-		path, err := os.MkdirTemp(dir, "ledgerbench-")
+		path, err := os.MkdirTemp(dir, "mlbench-")
 		if err != nil {
 			return "", nil, err
 		}
