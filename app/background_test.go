@@ -273,7 +273,10 @@ func TestBackgroundMetrics(t *testing.T) {
 		f.run(bg)
 		<-started
 		f.awaitOffset("metered", 3)
-		assert.Equal(t, 3.0, metricValue(t, reg, "mailledger_consumer_position", "metered"))
+		// The gauges follow the saved offset just after the row is written.
+		require.Eventually(t, func() bool {
+			return metricValue(t, reg, "mailledger_consumer_position", "metered") == 3
+		}, 5*time.Second, 5*time.Millisecond, "position gauge")
 		assert.Equal(t, 3.0, metricValue(t, reg, "mailledger_consumer_lag_events", "metered"))
 		assert.Equal(t, 3.0, metricValue(t, reg, "mailledger_consumer_handled_total", "metered"))
 		assert.Equal(t, 4.0, metricValue(t, reg, "mailledger_consumer_delay_seconds", "metered"), "delays observed")
@@ -282,7 +285,9 @@ func TestBackgroundMetrics(t *testing.T) {
 		require.Eventually(t, func() bool {
 			return metricValue(t, reg, "mailledger_consumer_lag_events", "metered") == 0
 		}, 5*time.Second, 5*time.Millisecond)
-		assert.Equal(t, 6.0, metricValue(t, reg, "mailledger_consumer_position", "metered"))
+		require.Eventually(t, func() bool {
+			return metricValue(t, reg, "mailledger_consumer_position", "metered") == 6
+		}, 5*time.Second, 5*time.Millisecond, "position gauge")
 		assert.Equal(t, 0.0, metricValue(t, reg, "mailledger_consumer_failures_total", "metered"))
 	})
 }
