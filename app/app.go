@@ -8,22 +8,62 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/eventstore"
 )
 
 // Application gathers every use case that the HTTP handlers call.
 type Application struct {
-	Ledger *Ledger
-	store  *eventstore.Store
+	Ledger     *Ledger
+	LegalHolds *LegalHolds
+	// Messages reads the archive; nil when the Application was built without one
+	// (WithArchive), and the archive routes then answer 503.
+	Messages *Messages
+	store    *eventstore.Store
+}
+
+// Option adds an optional part to the Application.
+type Option func(*options)
+
+type options struct {
+	archive *archive.Archive
+}
+
+// WithArchive gives the Application the email archive, which Messages reads.
+func WithArchive(arc *archive.Archive) Option {
+	return func(o *options) { o.archive = arc }
 }
 
 // New returns the Application over store, signing checkpoints with signer.
-func New(store *eventstore.Store, signer *eventstore.Signer) (*Application, error) {
+func New(store *eventstore.Store, signer *eventstore.Signer, opts ...Option) (*Application, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	ledger, err := NewLedger(store, signer)
 	if err != nil {
 		return nil, err
 	}
-	return &Application{Ledger: ledger, store: store}, nil
+	holds, err := NewLegalHolds(store)
+	if err != nil {
+		return nil, err
+	}
+	a := &Application{Ledger: ledger, LegalHolds: holds, store: store}
+	if o.archive != nil {
+		if a.Messages, err = NewMessages(o.archive, store); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// TenantOf returns the tenant of a user of domain: the domain itself in multi-tenant mode
+// (MULTITENANCY=1), DefaultTenant otherwise.
+func TenantOf(multitenancy bool, domain string) string {
+	if multitenancy {
+		return domain
+	}
+	return DefaultTenant
 }
 
 // Ping reports whether the database answers.

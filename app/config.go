@@ -23,8 +23,20 @@ type Config struct {
 	DatabaseURL string
 	// HTTPAddr is HTTP_ADDR, the API's listen address.
 	HTTPAddr string
-	// BootstrapAdmin is MAILLEDGER_BOOTSTRAP_ADMIN ("user:password"); zero when unset.
+	// BootstrapAdmin is MAILLEDGER_BOOTSTRAP_ADMIN ("user:password"): an administrator
+	// (domain "local") created at start unless a user of that name exists; zero when unset.
 	BootstrapAdmin Credentials
+	// BootstrapAuditor is MAILLEDGER_BOOTSTRAP_AUDITOR ("user:password"): an auditor
+	// created at start unless a user of that name exists; zero when unset.
+	BootstrapAuditor Credentials
+	// Multitenancy is MULTITENANCY. Off (0, the default), every user works in the tenant
+	// "default"; on (1), a user's domain is the tenant.
+	Multitenancy bool
+	// RetentionDays is MAILLEDGER_RETENTION_DAYS: how long archived mail is kept.
+	RetentionDays int64
+	// SpamHeader is SPAM_HEADER_LINE, the one header line ("Name: value") that marks a
+	// message as spam; empty means none.
+	SpamHeader string
 	// LedgerKeyFile is MAILLEDGER_LEDGER_KEY_FILE, a signed-note private key. Empty means
 	// $MAILLEDGER_DATA_DIR/keys/ledger.key, created on first start.
 	LedgerKeyFile string
@@ -63,6 +75,9 @@ const (
 	DefaultLedgerOrigin       = "mailledger"
 	DefaultCheckpointEvery    = 1000
 	DefaultCheckpointInterval = 60 * time.Second
+	DefaultRetentionDays      = 3650
+	// DefaultTenant is the one tenant of single-tenant mode (MULTITENANCY=0).
+	DefaultTenant = "default"
 )
 
 // ErrConfig marks a configuration problem; the binary exits with code 2 on it.
@@ -79,9 +94,19 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		HTTPAddr:      getenv("HTTP_ADDR"),
 		LedgerKeyFile: getenv("MAILLEDGER_LEDGER_KEY_FILE"),
 		LedgerOrigin:  getenv("MAILLEDGER_LEDGER_ORIGIN"),
+		SpamHeader:    strings.TrimSpace(getenv("SPAM_HEADER_LINE")),
 	}
 	var err error
 	if c.BootstrapAdmin, err = parseCredentials("MAILLEDGER_BOOTSTRAP_ADMIN", getenv("MAILLEDGER_BOOTSTRAP_ADMIN")); err != nil {
+		problems = append(problems, err)
+	}
+	if c.BootstrapAuditor, err = parseCredentials("MAILLEDGER_BOOTSTRAP_AUDITOR", getenv("MAILLEDGER_BOOTSTRAP_AUDITOR")); err != nil {
+		problems = append(problems, err)
+	}
+	if c.Multitenancy, err = parseSwitch("MULTITENANCY", getenv("MULTITENANCY")); err != nil {
+		problems = append(problems, err)
+	}
+	if c.RetentionDays, err = parseInt("MAILLEDGER_RETENTION_DAYS", getenv("MAILLEDGER_RETENTION_DAYS")); err != nil {
 		problems = append(problems, err)
 	}
 	if c.CheckpointEvery, err = parseInt("MAILLEDGER_CHECKPOINT_EVERY", getenv("MAILLEDGER_CHECKPOINT_EVERY")); err != nil {
@@ -118,6 +143,9 @@ func (c *Config) setDefaults() {
 	if c.CheckpointInterval == 0 {
 		c.CheckpointInterval = DefaultCheckpointInterval
 	}
+	if c.RetentionDays == 0 {
+		c.RetentionDays = DefaultRetentionDays
+	}
 }
 
 // Validate checks the configuration and joins every problem it finds.
@@ -144,6 +172,12 @@ func (c Config) Validate() error {
 	if c.CheckpointInterval < time.Second {
 		bad("MAILLEDGER_CHECKPOINT_INTERVAL must be at least 1s, got %s", c.CheckpointInterval)
 	}
+	if c.RetentionDays < 1 || c.RetentionDays > maxRetentionDays {
+		bad("MAILLEDGER_RETENTION_DAYS must be between 1 and %d, got %d", maxRetentionDays, c.RetentionDays)
+	}
+	if c.SpamHeader != "" && !strings.Contains(c.SpamHeader, ":") {
+		bad("SPAM_HEADER_LINE %q must be one header line, \"Name: value\"", c.SpamHeader)
+	}
 	return errors.Join(problems...)
 }
 
@@ -155,6 +189,10 @@ func (c Config) LogValue() slog.Value {
 		slog.String("database", database.Redact(c.DatabaseURL)),
 		slog.String("http_addr", c.HTTPAddr),
 		slog.Any("bootstrap_admin", c.BootstrapAdmin),
+		slog.Any("bootstrap_auditor", c.BootstrapAuditor),
+		slog.Bool("multitenancy", c.Multitenancy),
+		slog.Int64("retention_days", c.RetentionDays),
+		slog.String("spam_header_line", c.SpamHeader),
 		slog.String("ledger_key_file", c.LedgerKeyFile),
 		slog.String("ledger_origin", c.LedgerOrigin),
 		slog.Int64("checkpoint_every", c.CheckpointEvery),
@@ -163,8 +201,18 @@ func (c Config) LogValue() slog.Value {
 	)
 }
 
-// KeyDir is the directory of the ledger key created on first start.
+// KeyDir is the directory of the keys created on first start: the ledger's signing key
+// and the archive's encryption keys.
 func (c Config) KeyDir() string { return filepath.Join(c.DataDir, "keys") }
+
+// StoreDir is the root of the local message store.
+func (c Config) StoreDir() string { return filepath.Join(c.DataDir, "store") }
+
+// Retention is RetentionDays as a duration.
+func (c Config) Retention() time.Duration { return time.Duration(c.RetentionDays) * 24 * time.Hour }
+
+// maxRetentionDays keeps the retention date within what every database stores (100 years).
+const maxRetentionDays = 36500
 
 func parseCredentials(name, v string) (Credentials, error) {
 	if v == "" {
@@ -176,6 +224,16 @@ func parseCredentials(name, v string) (Credentials, error) {
 		return Credentials{}, fmt.Errorf("%w: %s must be user:password with both parts non-empty", ErrConfig, name)
 	}
 	return Credentials{Username: user, Password: pass}, nil
+}
+
+func parseSwitch(name, v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "0", "false", "off", "no":
+		return false, nil
+	case "1", "true", "on", "yes":
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: %s must be 0 or 1, got %q", ErrConfig, name, v)
 }
 
 func parseInt(name, v string) (int64, error) {

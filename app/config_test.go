@@ -27,10 +27,47 @@ func TestConfigDefaults(t *testing.T) {
 		LedgerOrigin:       "mailledger",
 		CheckpointEvery:    1000,
 		CheckpointInterval: 60 * time.Second,
+		RetentionDays:      3650,
 		LogLevel:           slog.LevelInfo,
 	}, c)
 	assert.True(t, c.BootstrapAdmin.IsZero())
 	assert.Equal(t, "data/keys", c.KeyDir())
+	assert.Equal(t, "data/store", c.StoreDir())
+	assert.Equal(t, 3650*24*time.Hour, c.Retention())
+}
+
+func TestArchiveAndTenancyConfig(t *testing.T) {
+	c, err := app.ConfigFromEnv(envOf(map[string]string{
+		"MAILLEDGER_BOOTSTRAP_AUDITOR": "dpo:s3cret:x",
+		"MULTITENANCY":                 "1",
+		"MAILLEDGER_RETENTION_DAYS":    "30",
+		"SPAM_HEADER_LINE":             " X-Spam-Flag: YES ",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, app.Credentials{Username: "dpo", Password: "s3cret:x"}, c.BootstrapAuditor)
+	assert.True(t, c.Multitenancy)
+	assert.Equal(t, 30*24*time.Hour, c.Retention())
+	assert.Equal(t, "X-Spam-Flag: YES", c.SpamHeader)
+	assert.Equal(t, "a.test", app.TenantOf(c.Multitenancy, "a.test"))
+	assert.Equal(t, app.DefaultTenant, app.TenantOf(false, "a.test"))
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("config", "all", c)
+	assert.NotContains(t, buf.String(), "s3cret")
+	assert.Contains(t, buf.String(), `"bootstrap_auditor":"dpo"`)
+
+	_, err = app.ConfigFromEnv(envOf(map[string]string{
+		"MAILLEDGER_BOOTSTRAP_AUDITOR": "hunter2",
+		"MULTITENANCY":                 "maybe",
+		"MAILLEDGER_RETENTION_DAYS":    "99999",
+		"SPAM_HEADER_LINE":             "spam",
+	}))
+	require.Error(t, err)
+	for _, name := range []string{"MAILLEDGER_BOOTSTRAP_AUDITOR", "MULTITENANCY", "MAILLEDGER_RETENTION_DAYS", "SPAM_HEADER_LINE"} {
+		assert.Contains(t, err.Error(), name)
+	}
+	assert.NotContains(t, err.Error(), "hunter2")
+	_, err = app.ConfigFromEnv(envOf(map[string]string{"MAILLEDGER_RETENTION_DAYS": "0"}))
+	assert.ErrorContains(t, err, "MAILLEDGER_RETENTION_DAYS", "zero days keeps nothing")
 }
 
 func TestConfigFromEnvironment(t *testing.T) {

@@ -2,72 +2,61 @@ package handlers
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
+	"errors"
+	"net"
 	"net/http"
+	"strings"
+
+	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/identity"
 )
 
-// Principal is the authenticated caller of a request.
-type Principal struct {
-	Username string
-	Role     string // admin, auditor or user
-}
-
-// Authenticator checks HTTP Basic credentials. It returns ErrUnauthenticated (possibly
-// wrapped) for wrong credentials and another error when it cannot decide, such as a
-// database that does not answer.
+// Authenticator checks HTTP Basic credentials (*identity.Authenticator over the users
+// table). It returns identity.ErrBadCredentials (possibly wrapped) for a wrong user name
+// or password, and another error when it cannot decide, such as a database that does not
+// answer.
 type Authenticator interface {
-	Authenticate(ctx context.Context, username, password string) (Principal, error)
+	Authenticate(ctx context.Context, username, password string) (identity.Principal, error)
 }
 
-// BootstrapAdmin authenticates the one administrator configured by
-// MAILLEDGER_BOOTSTRAP_ADMIN, until users are stored in the database. With no user
-// configured it rejects everyone.
-type BootstrapAdmin struct {
-	userHash, passHash [sha256.Size]byte
-	configured         bool
-	username           string
+var _ Authenticator = (*identity.Authenticator)(nil)
+
+// Caller is the authenticated user of a request and the tenant they work in.
+type Caller struct {
+	identity.Principal
+	// Tenant is the user's tenant: "default" in single-tenant mode and for the global
+	// administrators, the user's domain in multi-tenant mode.
+	Tenant string
 }
 
-var _ Authenticator = (*BootstrapAdmin)(nil)
+type callerKey struct{}
 
-// NewBootstrapAdmin returns an Authenticator for username and password; empty ones mean
-// no administrator, so every call is rejected.
-func NewBootstrapAdmin(username, password string) *BootstrapAdmin {
-	if username == "" || password == "" {
-		return &BootstrapAdmin{}
+// CallerFrom returns the caller that the authentication middleware admitted.
+func CallerFrom(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
+}
+
+// caller returns the admitted caller of r; the authentication middleware guarantees one
+// on every /api/v1 route.
+func caller(r *http.Request) Caller {
+	c, _ := CallerFrom(r.Context())
+	return c
+}
+
+// callerOf resolves the tenant of p (docs/contract.md §3).
+func (s *Server) callerOf(p identity.Principal) Caller {
+	c := Caller{Principal: p, Tenant: app.TenantOf(s.multitenancy, p.Domain)}
+	if p.IsGlobalAdmin() {
+		c.Tenant = app.DefaultTenant
 	}
-	return &BootstrapAdmin{
-		userHash:   sha256.Sum256([]byte(username)),
-		passHash:   sha256.Sum256([]byte(password)),
-		configured: true,
-		username:   username,
-	}
+	return c
 }
 
-// Authenticate compares the SHA-256 hashes of both values in constant time, so that
-// neither the length nor the content of the secret leaks through timing.
-func (b *BootstrapAdmin) Authenticate(_ context.Context, username, password string) (Principal, error) {
-	u := sha256.Sum256([]byte(username))
-	p := sha256.Sum256([]byte(password))
-	userOK := subtle.ConstantTimeCompare(u[:], b.userHash[:])
-	passOK := subtle.ConstantTimeCompare(p[:], b.passHash[:])
-	if !b.configured || userOK&passOK != 1 {
-		return Principal{}, ErrUnauthenticated
-	}
-	return Principal{Username: b.username, Role: "admin"}, nil
-}
-
-type principalKey struct{}
-
-// PrincipalFrom returns the caller that the authentication middleware admitted.
-func PrincipalFrom(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(Principal)
-	return p, ok
-}
-
-// requireAuth admits only requests whose Basic credentials auth accepts; the others get
-// 401 with the WWW-Authenticate challenge.
+// requireAuth admits only requests whose Basic credentials the Authenticator accepts.
+// No credentials or wrong ones get 401 with the WWW-Authenticate challenge; a client IP
+// and user name with too many recent failures get 429 before the password is checked.
+// Neither the password nor its hash is ever logged.
 func (s *Server) requireAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, pass, ok := r.BasicAuth()
@@ -75,11 +64,69 @@ func (s *Server) requireAuth(next http.Handler) http.Handler {
 			writeError(w, r, s.logger, ErrUnauthenticated)
 			return
 		}
+		ip := clientIP(r)
+		if s.limiter.Blocked(ip, user) {
+			s.logger.WarnContext(r.Context(), "login refused: too many failures", "user", user, "client_ip", ip)
+			writeError(w, r, s.logger, ErrTooManyRequests)
+			return
+		}
 		p, err := s.auth.Authenticate(r.Context(), user, pass)
+		if errors.Is(err, identity.ErrBadCredentials) {
+			s.limiter.Fail(ip, user)
+			s.logger.WarnContext(r.Context(), "login failed", "user", user, "client_ip", ip)
+		}
 		if err != nil {
 			writeError(w, r, s.logger, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+		s.limiter.Succeed(ip, user)
+		ctx := context.WithValue(r.Context(), callerKey{}, s.callerOf(p))
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// clientIP is the address the request came from: the TCP peer, never a header that the
+// client could forge (behind a reverse proxy, every client shares the proxy's address).
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// holdScope is the tenant whose legal holds c manages (contract §3): every tenant for a
+// global administrator, their own for an auditor. Everybody else is forbidden.
+func holdScope(c Caller) (string, error) {
+	switch {
+	case c.IsGlobalAdmin():
+		return app.AllTenants, nil
+	case c.Role == identity.RoleAuditor:
+		return c.Tenant, nil
+	}
+	return "", ErrForbidden
+}
+
+// tenantParam returns the tenant a request acts in: the caller's own, or the `tenant`
+// query parameter, which only a global administrator may point at another tenant (in
+// multi-tenant mode; with MULTITENANCY=0 the only tenant is "default").
+func (s *Server) tenantParam(r *http.Request, c Caller) (string, error) {
+	values, given := r.URL.Query()["tenant"]
+	if !given {
+		return c.Tenant, nil
+	}
+	var ve ValidationError
+	t := ""
+	if len(values) != 1 || strings.TrimSpace(values[0]) == "" || len(values[0]) > 255 {
+		ve.add("tenant", "must be given once, 1 to 255 characters")
+	} else if t = strings.TrimSpace(values[0]); !s.multitenancy && t != app.DefaultTenant {
+		ve.add("tenant", `multi-tenancy is off: the only tenant is "default"`)
+	}
+	if err := ve.err(); err != nil {
+		return "", err
+	}
+	if t != c.Tenant && !c.IsGlobalAdmin() {
+		return "", ErrForbidden
+	}
+	return t, nil
 }

@@ -13,7 +13,10 @@ import (
 	"syscall"
 
 	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/identity"
 )
 
 // This file is the one place that maps errors to the contract's HTTP status and error
@@ -33,7 +36,15 @@ var (
 	ErrDatabaseUnavailable = errors.New("database unavailable")
 	// ErrInvalidTransition means the object's state does not allow the action.
 	ErrInvalidTransition = errors.New("invalid transition")
+	// ErrTooManyRequests means too many failed logins from one client IP for one user
+	// name within a minute.
+	ErrTooManyRequests = errors.New("too many failed logins")
+	// ErrArchiveUnavailable means the application runs without the email archive.
+	ErrArchiveUnavailable = errors.New("the archive is not available")
 )
+
+// retryAfterSeconds is the Retry-After of a 429: the failed-login window.
+const retryAfterSeconds = "60"
 
 // errNoRoute answers paths that no route serves.
 var errNoRoute = fmt.Errorf("%w: no such path", eventstore.ErrNotFound)
@@ -85,30 +96,70 @@ type apiError struct {
 // classify maps err to its status, code and client-facing message. Unknown errors are
 // 500 internal with a generic message: their text may reveal internals.
 func classify(err error) apiError {
-	var ve *ValidationError
-	var tooBig *http.MaxBytesError
+	if e, ok := classifyClientError(err); ok {
+		return e
+	}
 	switch {
-	case errors.As(err, &ve):
-		return apiError{status: http.StatusBadRequest, Code: "validation_failed", Message: err.Error(),
-			Details: map[string]any{"fields": ve.Fields}}
-	case errors.As(err, &tooBig), errors.Is(err, ErrPayloadTooLarge):
-		return apiError{status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "request body is over 1 MiB"}
-	case errors.Is(err, ErrInvalidJSON):
-		return apiError{status: http.StatusBadRequest, Code: "invalid_json", Message: err.Error()}
-	case errors.Is(err, ErrUnauthenticated):
-		return apiError{status: http.StatusUnauthorized, Code: "unauthenticated", Message: "authentication required"}
-	case errors.Is(err, ErrForbidden):
-		return apiError{status: http.StatusForbidden, Code: "forbidden", Message: "not allowed"}
-	case errors.Is(err, eventstore.ErrNotFound), errors.Is(err, app.ErrNotFound):
-		return apiError{status: http.StatusNotFound, Code: "not_found", Message: err.Error()}
-	case errors.Is(err, ErrInvalidTransition):
-		return apiError{status: http.StatusConflict, Code: "invalid_transition", Message: err.Error()}
-	case errors.Is(err, eventstore.ErrConcurrentModification):
-		return apiError{status: http.StatusConflict, Code: "conflict", Message: "the object was changed concurrently; reload and retry"}
+	case errors.Is(err, archive.ErrIntegrity), errors.Is(err, archive.ErrUnknownKey):
+		return apiError{status: http.StatusInternalServerError, Code: "integrity_error",
+			Message: "the stored message failed its integrity check; it is not served"}
+	case errors.Is(err, ErrArchiveUnavailable):
+		return apiError{status: http.StatusServiceUnavailable, Code: "archive_unavailable", Message: err.Error()}
 	case isDatabaseDown(err):
 		return apiError{status: http.StatusServiceUnavailable, Code: "database_unavailable", Message: "the database does not answer; nothing was changed"}
 	}
 	return apiError{status: http.StatusInternalServerError, Code: "internal", Message: "internal error"}
+}
+
+// classifyClientError maps the errors that are the caller's doing (4xx).
+func classifyClientError(err error) (apiError, bool) {
+	if e, ok := classifyInput(err); ok {
+		return e, true
+	}
+	var te *domain.TransitionError
+	switch {
+	case errors.Is(err, ErrUnauthenticated), errors.Is(err, identity.ErrBadCredentials):
+		return apiError{status: http.StatusUnauthorized, Code: "unauthenticated", Message: "authentication required"}, true
+	case errors.Is(err, ErrTooManyRequests):
+		return apiError{status: http.StatusTooManyRequests, Code: "too_many_requests",
+			Message: "too many failed logins; try again in a minute"}, true
+	case errors.Is(err, ErrForbidden):
+		return apiError{status: http.StatusForbidden, Code: "forbidden", Message: "not allowed"}, true
+	case errors.Is(err, eventstore.ErrNotFound), errors.Is(err, app.ErrNotFound), errors.Is(err, archive.ErrNotFound):
+		return apiError{status: http.StatusNotFound, Code: "not_found", Message: err.Error()}, true
+	case errors.As(err, &te):
+		return apiError{status: http.StatusConflict, Code: "invalid_transition", Message: te.Error(),
+			Details: map[string]any{"status": te.State, "action": te.Action}}, true
+	case errors.Is(err, ErrInvalidTransition), errors.Is(err, domain.ErrInvalidTransition):
+		return apiError{status: http.StatusConflict, Code: "invalid_transition", Message: err.Error()}, true
+	case errors.Is(err, eventstore.ErrConcurrentModification):
+		return apiError{status: http.StatusConflict, Code: "conflict", Message: "the object was changed concurrently; reload and retry"}, true
+	}
+	return apiError{}, false
+}
+
+// classifyInput maps the errors of a bad request body or query (400, 413).
+func classifyInput(err error) (apiError, bool) {
+	var ve *ValidationError
+	var dve *domain.ValidationError
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &ve):
+		return apiError{status: http.StatusBadRequest, Code: "validation_failed", Message: err.Error(),
+			Details: map[string]any{"fields": ve.Fields}}, true
+	case errors.As(err, &dve), errors.Is(err, domain.ErrValidation):
+		fields := map[string]string{}
+		if dve != nil && dve.Fields != nil {
+			fields = dve.Fields
+		}
+		return apiError{status: http.StatusBadRequest, Code: "validation_failed", Message: (&ValidationError{Fields: fields}).Error(),
+			Details: map[string]any{"fields": fields}}, true
+	case errors.As(err, &tooBig), errors.Is(err, ErrPayloadTooLarge):
+		return apiError{status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "request body is over 1 MiB"}, true
+	case errors.Is(err, ErrInvalidJSON):
+		return apiError{status: http.StatusBadRequest, Code: "invalid_json", Message: err.Error()}, true
+	}
+	return apiError{}, false
 }
 
 // isDatabaseDown recognises the errors of a database that cannot be reached.
@@ -128,10 +179,13 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	}
 	if e.status >= 500 && !errors.Is(r.Context().Err(), context.Canceled) {
 		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
-			"status", e.status, "error", err.Error())
+			"status", e.status, "code", e.Code, "request_id", requestID(r.Context()), "error", err.Error())
 	}
-	if e.status == http.StatusUnauthorized {
+	switch e.status {
+	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Basic realm="mailledger"`)
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", retryAfterSeconds)
 	}
 	writeJSON(w, e.status, map[string]apiError{"error": e})
 }

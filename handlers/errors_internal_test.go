@@ -13,7 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/identity"
 )
 
 func TestClassifyMapsErrorsToTheContract(t *testing.T) {
@@ -34,6 +37,16 @@ func TestClassifyMapsErrorsToTheContract(t *testing.T) {
 		{fmt.Errorf("ping: %w", &net.OpError{Op: "dial", Err: errors.New("connection refused")}), 503, "database_unavailable"},
 		{ErrDatabaseUnavailable, 503, "database_unavailable"},
 		{errors.New("pq: relation secret_table does not exist"), 500, "internal"},
+		{fmt.Errorf("login: %w", identity.ErrBadCredentials), 401, "unauthenticated"},
+		{ErrTooManyRequests, 429, "too_many_requests"},
+		{fmt.Errorf("message 7: %w", archive.ErrNotFound), 404, "not_found"},
+		{fmt.Errorf("message 7: %w: tag mismatch", archive.ErrIntegrity), 500, "integrity_error"},
+		{fmt.Errorf("message 7: %w", archive.ErrUnknownKey), 500, "integrity_error"},
+		{&domain.ValidationError{Fields: map[string]string{"reason": "is required"}}, 400, "validation_failed"},
+		{domain.ErrValidation, 400, "validation_failed"},
+		{&domain.TransitionError{Subject: "hold LH-1", State: "released", Action: "release", Need: "active"}, 409, "invalid_transition"},
+		{fmt.Errorf("x: %w", domain.ErrInvalidTransition), 409, "invalid_transition"},
+		{ErrArchiveUnavailable, 503, "archive_unavailable"},
 	}
 	for _, tc := range cases {
 		e := classify(tc.err)
@@ -41,6 +54,19 @@ func TestClassifyMapsErrorsToTheContract(t *testing.T) {
 		assert.Equal(t, tc.code, e.Code, "%v", tc.err)
 	}
 	assert.NotContains(t, classify(errors.New("secret_table")).Message, "secret_table", "internal errors are not shown")
+	assert.NotContains(t, classify(fmt.Errorf("%w: subject secret", archive.ErrIntegrity)).Message, "secret", "nor integrity details")
+}
+
+func TestDomainErrorDetails(t *testing.T) {
+	ve := &domain.ValidationError{}
+	ve.Add("value", "must be a domain name")
+	e := classify(fmt.Errorf("place: %w", ve))
+	assert.Equal(t, map[string]any{"fields": map[string]string{"value": "must be a domain name"}}, e.Details)
+	assert.Equal(t, map[string]any{"fields": map[string]string{}}, classify(domain.ErrValidation).Details, "fields is {} when none are named")
+	te := &domain.TransitionError{Subject: "hold LH-1", State: "released", Action: "release", Need: "active"}
+	e = classify(fmt.Errorf("release: %w", te))
+	assert.Equal(t, "hold LH-1 is released; release needs active", e.Message)
+	assert.Equal(t, map[string]any{"status": "released", "action": "release"}, e.Details)
 }
 
 func TestValidationErrorDetails(t *testing.T) {

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,50 +9,98 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/handlers"
+	"github.com/mailledger/mailledger/identity"
 	"github.com/mailledger/mailledger/projections"
 )
 
+// Every test user has the same password.
+const adminPass = "correct horse battery staple"
+
+// The users of newFixture (docs/contract.md §3).
 const (
-	adminUser = "admin"
-	adminPass = "correct horse battery staple"
+	adminUser     = "admin"     // global administrator: domain local
+	auditorUser   = "auditor"   // auditor of example.test
+	plainUser     = "user"      // plain user with an address
+	noMailUser    = "nomail"    // plain user without an address
+	customerAdmin = "custadmin" // administrator of the customer example.test
+	userAddress   = "user@example.test"
 )
 
-// fixture is a Server over a real, migrated database of one dialect.
+// testHash is adminPass hashed at bcrypt's minimum cost, so that tests stay fast.
+var testHash = sync.OnceValue(func() string {
+	h, err := bcrypt.GenerateFromPassword([]byte(adminPass), bcrypt.MinCost)
+	if err != nil {
+		panic(err)
+	}
+	return string(h)
+})
+
+// fixture is a Server over a real, migrated database of one dialect and a local archive.
 type fixture struct {
-	t      *testing.T
-	db     *database.DB
-	store  *eventstore.Store
-	signer *eventstore.Signer
-	api    *handlers.Server
-	http   *httptest.Server
+	t       *testing.T
+	db      *database.DB
+	store   *eventstore.Store
+	signer  *eventstore.Signer
+	arc     *archive.Archive
+	dataDir string
+	users   *identity.Users
+	api     *handlers.Server
+	http    *httptest.Server
+	logs    *syncBuffer
+}
+
+// syncBuffer collects the server's log lines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // newFixture serves the API on a fresh database of dialect d, with the application
-// attached and the bootstrap admin configured.
-func newFixture(t *testing.T, d database.Dialect) *fixture {
+// attached and the users of contract §3 created. configure may change the options.
+func newFixture(t *testing.T, d database.Dialect, configure ...func(*handlers.Options)) *fixture {
 	t.Helper()
-	f := newDetachedFixture(t, d, handlers.NewBootstrapAdmin(adminUser, adminPass))
-	application, err := app.New(f.store, f.signer)
-	require.NoError(t, err)
-	f.api.Attach(application)
+	f := newDetachedFixture(t, d, configure...)
+	f.addUser(adminUser, identity.RoleAdmin, "", identity.LocalDomain)
+	f.addUser(auditorUser, identity.RoleAuditor, "auditor@example.test", "example.test")
+	f.addUser(plainUser, identity.RoleUser, userAddress, "example.test")
+	f.addUser(noMailUser, identity.RoleUser, "", "example.test")
+	f.addUser(customerAdmin, identity.RoleAdmin, "", "example.test")
+	f.attach()
 	return f
 }
 
-// newDetachedFixture is newFixture without Attach: the state of serve while it waits for
-// the database.
-func newDetachedFixture(t *testing.T, d database.Dialect, auth handlers.Authenticator) *fixture {
+// newDetachedFixture is newFixture without users and without Attach: the state of serve
+// while it waits for the database.
+func newDetachedFixture(t *testing.T, d database.Dialect, configure ...func(*handlers.Options)) *fixture {
 	t.Helper()
-	f := &fixture{t: t, db: dbtest.Open(t, d)}
+	f := &fixture{t: t, db: dbtest.Open(t, d), dataDir: t.TempDir(), logs: &syncBuffer{}}
 	var err error
 	f.store, err = eventstore.New(f.db, eventstore.Options{Projectors: projections.All()})
 	require.NoError(t, err)
@@ -59,11 +108,57 @@ func newDetachedFixture(t *testing.T, d database.Dialect, auth handlers.Authenti
 	require.NoError(t, err)
 	f.signer, err = eventstore.NewSigner(f.store, key, "mailledger-test")
 	require.NoError(t, err)
-	f.api, err = handlers.New(handlers.Options{Auth: auth, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	blobs, err := archive.NewLocalStore(filepath.Join(f.dataDir, "store"))
+	require.NoError(t, err)
+	keys, err := archive.LoadOrCreateKeyring(filepath.Join(f.dataDir, "keys"))
+	require.NoError(t, err)
+	f.arc, err = archive.New(f.db, blobs, keys, archive.Options{})
+	require.NoError(t, err)
+	f.users = identity.NewUsers(f.db)
+	opts := handlers.Options{Auth: identity.NewAuthenticator(f.users), Logger: slog.New(slog.NewJSONHandler(f.logs, nil))}
+	for _, c := range configure {
+		c(&opts)
+	}
+	f.api, err = handlers.New(opts)
 	require.NoError(t, err)
 	f.http = httptest.NewServer(f.api)
 	t.Cleanup(f.http.Close)
 	return f
+}
+
+// attach hands the application, archive included, to the server.
+func (f *fixture) attach() {
+	f.t.Helper()
+	application, err := app.New(f.store, f.signer, app.WithArchive(f.arc))
+	require.NoError(f.t, err)
+	f.api.Attach(application)
+}
+
+// addUser creates a user whose password is adminPass.
+func (f *fixture) addUser(name string, role identity.Role, email, domain string) {
+	f.t.Helper()
+	_, err := f.users.Add(context.Background(), identity.User{Username: name, Email: email, Domain: domain,
+		PasswordHash: testHash(), Role: role})
+	require.NoError(f.t, err)
+}
+
+// archiveMail stores raw messages in tenant and returns their ids.
+func (f *fixture) archiveMail(tenant string, raws ...[]byte) []int64 {
+	f.t.Helper()
+	batch := make([]*archive.Prepared, len(raws))
+	for i, raw := range raws {
+		p, err := f.arc.Prepare(archive.Incoming{Tenant: tenant, Raw: raw, Source: fmt.Sprintf("gen-%d", i)})
+		require.NoError(f.t, err)
+		batch[i] = p
+	}
+	res, err := f.arc.Commit(context.Background(), batch)
+	require.NoError(f.t, err)
+	ids := make([]int64, len(res))
+	for i, r := range res {
+		require.False(f.t, r.Duplicate, "message %d is a duplicate", i)
+		ids[i] = r.ID
+	}
+	return ids
 }
 
 // appendEvents appends n events to one stream, one append each.
@@ -86,21 +181,43 @@ func (f *fixture) sign() *eventstore.Checkpoint {
 	return cp
 }
 
+// countEvents counts the ledger's events of type.
+func (f *fixture) countEvents(eventType string) int {
+	f.t.Helper()
+	var n int
+	require.NoError(f.t, f.db.QueryRow(f.db.Rebind(`SELECT COUNT(*) FROM events WHERE event_type = ?`), eventType).Scan(&n))
+	return n
+}
+
 // get requests path with the admin's credentials and returns the response and its body.
 func (f *fixture) get(path string) (*http.Response, []byte) {
 	f.t.Helper()
-	return f.do(path, func(r *http.Request) { r.SetBasicAuth(adminUser, adminPass) })
+	return f.do(path, as(adminUser))
 }
 
-// do requests path after letting prepare change the request.
-func (f *fixture) do(path string, prepare func(*http.Request)) (*http.Response, []byte) {
+// getAs requests path as user.
+func (f *fixture) getAs(user, path string) (*http.Response, []byte) {
+	f.t.Helper()
+	return f.do(path, as(user))
+}
+
+// postAs posts body to path as user.
+func (f *fixture) postAs(user, path, body string) (*http.Response, []byte) {
+	f.t.Helper()
+	return f.do(path, as(user), withBody(http.MethodPost, body))
+}
+
+// do requests path after letting each prepare change the request.
+func (f *fixture) do(path string, prepare ...func(*http.Request)) (*http.Response, []byte) {
 	f.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.http.URL+path, nil)
 	require.NoError(f.t, err)
-	if prepare != nil {
-		prepare(req)
+	for _, p := range prepare {
+		if p != nil {
+			p(req)
+		}
 	}
 	resp, err := f.http.Client().Do(req)
 	require.NoError(f.t, err)
@@ -108,6 +225,23 @@ func (f *fixture) do(path string, prepare func(*http.Request)) (*http.Response, 
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(f.t, err)
 	return resp, body
+}
+
+// as authenticates a request as user, with the common password.
+func as(user string) func(*http.Request) { return basic(user, adminPass) }
+
+func basic(user, pass string) func(*http.Request) {
+	return func(r *http.Request) { r.SetBasicAuth(user, pass) }
+}
+
+// withBody makes a request a method call with a JSON body.
+func withBody(method, body string) func(*http.Request) {
+	return func(r *http.Request) {
+		r.Method = method
+		r.Body = io.NopCloser(strings.NewReader(body))
+		r.ContentLength = int64(len(body))
+		r.Header.Set("Content-Type", "application/json")
+	}
 }
 
 // errorBody is the contract's error shape.
@@ -132,4 +266,10 @@ func decodeError(t *testing.T, body []byte) errorBody {
 	var e errorBody
 	require.NoError(t, json.Unmarshal(body, &e))
 	return e
+}
+
+// decode parses a JSON answer into v.
+func decode(t *testing.T, body []byte, v any) {
+	t.Helper()
+	require.NoError(t, json.Unmarshal(body, v), "body %s", body)
 }

@@ -14,12 +14,26 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/identity"
+)
+
+// Failed-login limit (docs/contract.md §2): 429 after this many failures a minute per
+// client IP and user name.
+const (
+	MaxLoginFailures   = 10
+	LoginFailureWindow = time.Minute
 )
 
 // Options configure a Server.
 type Options struct {
 	// Auth checks the credentials of every /api/v1 call; required.
 	Auth Authenticator
+	// Limiter counts failed logins; NewFailureLimiter(MaxLoginFailures,
+	// LoginFailureWindow) when nil.
+	Limiter *identity.FailureLimiter
+	// Multitenancy is MULTITENANCY: when set, a user's domain is their tenant; otherwise
+	// everybody works in the tenant "default".
+	Multitenancy bool
 	// Logger receives request and error logs; slog.Default() when nil.
 	Logger *slog.Logger
 	// Metrics serves /metrics; /metrics is 404 when nil.
@@ -31,12 +45,14 @@ type Options struct {
 // Server routes mailledger's HTTP API. It answers /healthz at once and /readyz with 503
 // until Attach hands it the application, which happens once the database answers.
 type Server struct {
-	auth    Authenticator
-	logger  *slog.Logger
-	metrics http.Handler
-	timeout time.Duration
-	app     atomic.Pointer[app.Application]
-	router  *mux.Router
+	auth         Authenticator
+	limiter      *identity.FailureLimiter
+	multitenancy bool
+	logger       *slog.Logger
+	metrics      http.Handler
+	timeout      time.Duration
+	app          atomic.Pointer[app.Application]
+	router       *mux.Router
 }
 
 // New returns a Server; it rejects a nil Authenticator.
@@ -50,7 +66,11 @@ func New(opts Options) (*Server, error) {
 	if opts.ReadyTimeout <= 0 {
 		opts.ReadyTimeout = 2 * time.Second
 	}
-	s := &Server{auth: opts.Auth, logger: opts.Logger, metrics: opts.Metrics, timeout: opts.ReadyTimeout}
+	if opts.Limiter == nil {
+		opts.Limiter = identity.NewFailureLimiter(MaxLoginFailures, LoginFailureWindow)
+	}
+	s := &Server{auth: opts.Auth, limiter: opts.Limiter, multitenancy: opts.Multitenancy,
+		logger: opts.Logger, metrics: opts.Metrics, timeout: opts.ReadyTimeout}
 	s.router = s.routes()
 	return s, nil
 }
@@ -63,17 +83,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 
 func (s *Server) routes() *mux.Router {
 	r := mux.NewRouter()
-	r.Use(s.recoverPanics, s.logRequests, limitBody)
+	r.Use(correlate, s.recoverPanics, s.logRequests, limitBody)
 	r.Handle("/healthz", onlyGET(s.healthz))
 	r.Handle("/readyz", onlyGET(s.readyz))
 	if s.metrics != nil {
 		r.Handle("/metrics", onlyGET(s.metrics.ServeHTTP))
 	}
 	api := r.PathPrefix("/api/v1").Subrouter()
-	api.Use(s.requireAuth, s.requireApp)
+	api.Use(s.requireApp, s.requireAuth)
 	s.ledgerRoutes(api)
-	api.NotFoundHandler = s.logRequests(s.requireAuth(http.HandlerFunc(s.notFound)))
-	r.NotFoundHandler = s.logRequests(http.HandlerFunc(s.notFound))
+	s.messageRoutes(api)
+	s.legalHoldRoutes(api)
+	api.NotFoundHandler = correlate(s.logRequests(s.requireApp(s.requireAuth(http.HandlerFunc(s.notFound)))))
+	r.NotFoundHandler = correlate(s.logRequests(http.HandlerFunc(s.notFound)))
 	return r
 }
 
@@ -99,7 +121,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
-// requireApp answers 503 database_unavailable until the application is attached.
+// requireApp answers 503 database_unavailable until the application is attached (before
+// authentication, which needs the database too).
 func (s *Server) requireApp(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.app.Load() == nil {
@@ -120,13 +143,42 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 func onlyGET(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			writeJSON(w, http.StatusMethodNotAllowed, map[string]apiError{"error": {
-				Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path}})
+			methodNotAllowed(w, r, "GET, HEAD")
 			return
 		}
 		next(w, r)
 	})
+}
+
+// onlyPOST answers 405 to methods other than POST.
+func onlyPOST(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			methodNotAllowed(w, r, "POST")
+			return
+		}
+		next(w, r)
+	})
+}
+
+// getOrPOST routes GET (and HEAD) to get and POST to post, and answers 405 otherwise.
+func getOrPOST(get, post http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			get(w, r)
+		case http.MethodPost:
+			post(w, r)
+		default:
+			methodNotAllowed(w, r, "GET, HEAD, POST")
+		}
+	})
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow)
+	writeJSON(w, http.StatusMethodNotAllowed, map[string]apiError{"error": {
+		Code: "method_not_allowed", Message: r.Method + " is not allowed on " + r.URL.Path}})
 }
 
 // recoverPanics turns a handler panic into 500 internal and a log line.

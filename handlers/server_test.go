@@ -11,28 +11,31 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/handlers"
+	"github.com/mailledger/mailledger/identity"
 )
 
 func TestHealthAndReadiness(t *testing.T) {
-	f := newDetachedFixture(t, database.SQLite, handlers.NewBootstrapAdmin(adminUser, adminPass))
+	f := newDetachedFixture(t, database.SQLite)
+	f.addUser(adminUser, identity.RoleAdmin, "", identity.LocalDomain)
 
 	resp, _ := f.do("/healthz", nil)
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "healthz answers while the database is not attached")
 	resp, body := f.do("/readyz", nil)
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 	assert.Equal(t, "database_unavailable", decodeError(t, body).Error.Code)
-	resp, body = f.get("/api/v1/ledger/checkpoint")
-	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "the API waits for the database")
-	assert.Equal(t, "database_unavailable", decodeError(t, body).Error.Code)
+	for _, prepare := range []func(*http.Request){nil, as(adminUser), basic(adminUser, "wrong")} {
+		resp, body = f.do("/api/v1/ledger/checkpoint", prepare)
+		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "the API waits for the database")
+		assert.Equal(t, "database_unavailable", decodeError(t, body).Error.Code)
+	}
 
-	application, err := app.New(f.store, f.signer)
-	require.NoError(t, err)
-	f.api.Attach(application)
+	f.attach()
 	resp, body = f.do("/readyz", nil)
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "body %s", body)
+	resp, _ = f.get("/api/v1/ledger/checkpoint")
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
 
 	require.NoError(t, f.db.Close())
 	resp, body = f.do("/readyz", nil)
@@ -44,7 +47,7 @@ func TestHealthAndReadiness(t *testing.T) {
 
 func TestMetricsRoute(t *testing.T) {
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("metric 1\n")) })
-	api, err := handlers.New(handlers.Options{Auth: handlers.NewBootstrapAdmin("", ""), Metrics: metrics})
+	api, err := handlers.New(handlers.Options{Auth: identity.NewAuthenticator(nil), Metrics: metrics})
 	require.NoError(t, err)
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/metrics", nil)
 	require.NoError(t, err)

@@ -13,7 +13,7 @@ import (
 
 // All returns every projector of mailledger, in the order they are applied.
 func All() []eventstore.Projector {
-	return []eventstore.Projector{Streams{}, LegalHolds{}, Erasure{}}
+	return []eventstore.Projector{Streams{}, LegalHolds{}, Erasure{}, Export{}}
 }
 
 // rebuildPage is how many events Rebuild replays per read.

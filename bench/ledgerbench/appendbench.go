@@ -30,6 +30,8 @@ type appendResult struct {
 func (r appendResult) ledgerRate() float64 { return rate(r.times.events, r.times.ledger) }
 func (r appendResult) plainRate() float64  { return rate(r.times.events, r.times.plain) }
 func (r appendResult) ratio() float64      { return r.times.ratio() }
+func (r appendResult) rowsRate() float64   { return rate(r.times.events, r.times.rows) }
+func (r appendResult) rowsRatio() float64  { return r.times.rowsRatio() }
 
 // roundRatios returns the lowest, median and highest ratio of a single round.
 func (r appendResult) roundRatios() (lo, mid, hi float64) {
@@ -60,10 +62,10 @@ func runAppend(ctx context.Context, cfg *config, d database.Dialect) ([]appendRe
 	return out, info, err
 }
 
-// measureAppend creates the baseline table in the migrated database db and runs every
+// measureAppend creates the baseline tables in the migrated database db and runs every
 // append case on it.
 func measureAppend(ctx context.Context, cfg *config, db *database.DB) ([]appendResult, error) {
-	if err := createPlainTable(ctx, db, cfg.plainIndexes); err != nil {
+	if err := createPlainTables(ctx, db, cfg.plainIndexes); err != nil {
 		return nil, err
 	}
 	stores, err := warmStores(ctx, cfg, db)
@@ -103,8 +105,8 @@ func (c appendCase) String() string {
 	return fmt.Sprintf("%d events per transaction, projections %t", c.perTx, c.projections)
 }
 
-// runCase runs one case in cfg.rounds rounds, each a ledger half then a plain half, so that
-// a change in the machine's load hits both sides alike.
+// runCase runs one case in cfg.rounds rounds, each the ledger part then the plain parts,
+// so that a change in the machine's load hits every side alike.
 func runCase(ctx context.Context, cfg *config, store *eventstore.Store, d database.Dialect, c appendCase) (appendResult, error) {
 	w := newWorkload(fmt.Sprintf("bench-%d-%t", c.perTx, c.projections), cfg.streams)
 	res := appendResult{appendCase: c, dialect: d}

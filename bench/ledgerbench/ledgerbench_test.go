@@ -27,25 +27,28 @@ func smallConfig(t *testing.T) *config {
 	return cfg
 }
 
-// TestPlainTableMatchesEvents checks that the baseline table has the events table's
+// TestPlainTablesMatchEvents checks that both baseline tables have the events table's
 // columns, types and nullability, and its unique (stream_id, stream_version) constraint.
-func TestPlainTableMatchesEvents(t *testing.T) {
+func TestPlainTablesMatchEvents(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		ctx := context.Background()
 		db := dbtest.Open(t, d)
-		require.NoError(t, createPlainTable(ctx, db, false))
-		assert.Equal(t, columnsOf(t, db, "events"), columnsOf(t, db, plainTable))
-		dup := `INSERT INTO ` + plainTable + ` (` + plainColumns + `) VALUES (?, 's', 't', 1, 'x', 'e', 1, '{}', '{}', ?, 'h', 'c')`
-		at := database.TimeArg(d, testTime)
-		_, err := db.ExecContext(ctx, db.Rebind(dup), 1, at)
-		require.NoError(t, err)
-		_, err = db.ExecContext(ctx, db.Rebind(dup), 2, at)
-		assert.Error(t, err, "a second row of stream s at version 1 must violate the unique constraint")
+		require.NoError(t, createPlainTables(ctx, db, true))
+		for _, table := range []string{plainTable, plainRowsTable} {
+			assert.Equal(t, columnsOf(t, db, "events"), columnsOf(t, db, table))
+			dup := `INSERT INTO ` + table + ` (` + plainColumns + `) VALUES (?, 's', 't', 1, 'x', 'e', 1, '{}', '{}', ?, 'h', 'c')`
+			at := database.TimeArg(d, testTime)
+			_, err := db.ExecContext(ctx, db.Rebind(dup), 1, at)
+			require.NoError(t, err)
+			_, err = db.ExecContext(ctx, db.Rebind(dup), 2, at)
+			assert.Error(t, err, "%s: a second row of stream s at version 1 must violate the unique constraint", table)
+		}
 	})
 }
 
 // TestRoundInsertsTheLedgersRows checks the fairness of the comparison: after a run, the
-// baseline table holds exactly the rows of the events table, value for value.
+// one-statement baseline holds exactly the rows of the events table, value for value, and
+// the row-by-row baseline exactly those of the multi-event transactions.
 func TestRoundInsertsTheLedgersRows(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		ctx := context.Background()
@@ -59,12 +62,16 @@ func TestRoundInsertsTheLedgersRows(t *testing.T) {
 			assert.Positive(t, r.ledgerRate(), "%s", r.appendCase)
 			assert.Positive(t, r.plainRate(), "%s", r.appendCase)
 			assert.Len(t, r.rounds, cfg.rounds, "%s", r.appendCase)
+			assert.Equal(t, r.perTx > 1, r.times.rows > 0, "%s: row-by-row baseline measured only for several rows per tx", r.appendCase)
 		}
-		events, plain, same := countRows(t, db)
+		events, plain, same := countRows(t, db, plainTable)
 		want := 2*cfg.warmup + 2*(cfg.singleTxs+cfg.batchTxs*cfg.batchSize)
 		assert.Equal(t, want, events, "events rows")
 		assert.Equal(t, events, plain, "baseline rows")
 		assert.Equal(t, events, same, "baseline rows equal to an events row in every column")
+		_, rows, sameRows := countRows(t, db, plainRowsTable)
+		assert.Equal(t, 2*cfg.batchTxs*cfg.batchSize, rows, "row-by-row baseline rows")
+		assert.Equal(t, rows, sameRows, "row-by-row baseline rows equal to an events row in every column")
 	})
 }
 
@@ -114,9 +121,9 @@ func columnsOf(t *testing.T, db *database.DB, table string) []string {
 	return out
 }
 
-// countRows counts the events rows, the baseline rows, and the baseline rows equal to an
-// events row in every column.
-func countRows(t *testing.T, db *database.DB) (events, plain, same int) {
+// countRows counts the events rows, the rows of the baseline table, and the baseline rows
+// equal to an events row in every column.
+func countRows(t *testing.T, db *database.DB, table string) (events, plain, same int) {
 	t.Helper()
 	ctx := context.Background()
 	var on []string
@@ -124,8 +131,8 @@ func countRows(t *testing.T, db *database.DB) (events, plain, same int) {
 		on = append(on, "p."+c+" = e."+c)
 	}
 	require.NoError(t, db.QueryRowContext(ctx, `SELECT COUNT(*) FROM events`).Scan(&events))
-	require.NoError(t, db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+plainTable).Scan(&plain))
-	join := `SELECT COUNT(*) FROM events e JOIN ` + plainTable + ` p ON ` + strings.Join(on, " AND ")
+	require.NoError(t, db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table).Scan(&plain))
+	join := `SELECT COUNT(*) FROM events e JOIN ` + table + ` p ON ` + strings.Join(on, " AND ")
 	require.NoError(t, db.QueryRowContext(ctx, join).Scan(&same))
 	return events, plain, same
 }

@@ -17,13 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mailledger/mailledger/bench/internal/benchenv"
 	"github.com/mailledger/mailledger/database"
-)
-
-// Default server URLs: the local servers of the development machine.
-const (
-	defaultPostgresURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	defaultMySQLURL    = "mysql://root@tcp(127.0.0.1:3306)/test"
 )
 
 // config holds the command's flags.
@@ -70,8 +65,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var pg, my string
 	fs.StringVar(&c.run, "run", "append,verify", "which benchmarks: append, verify or both")
 	fs.StringVar(&c.dialects, "dialects", "sqlite,postgres,mysql", "databases for the append benchmark")
-	fs.StringVar(&pg, "postgres", envOr("TEST_POSTGRES_URL", defaultPostgresURL), "PostgreSQL admin URL (a fresh database is created on it)")
-	fs.StringVar(&my, "mysql", envOr("TEST_MYSQL_URL", defaultMySQLURL), "MySQL/MariaDB admin URL (a fresh database is created on it)")
+	fs.StringVar(&pg, "postgres", benchenv.EnvOr("TEST_POSTGRES_URL", benchenv.DefaultPostgresURL), "PostgreSQL admin URL (a fresh database is created on it)")
+	fs.StringVar(&my, "mysql", benchenv.EnvOr("TEST_MYSQL_URL", benchenv.DefaultMySQLURL), "MySQL/MariaDB admin URL (a fresh database is created on it)")
 	fs.IntVar(&c.singleTxs, "single-txs", 1000, "transactions of 1 event each")
 	fs.IntVar(&c.batchTxs, "batch-txs", 100, "transactions of -batch-size events each")
 	fs.IntVar(&c.batchSize, "batch-size", 100, "events per transaction in the batch case")
@@ -79,7 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.warmup, "warmup", 50, "untimed single-event appends before measuring")
 	fs.IntVar(&c.streams, "streams", 100, "streams the appends go to, round-robin")
 	fs.BoolVar(&c.withProj, "projections", true, "also measure the ledger with the service's inline projectors (projections.All)")
-	fs.BoolVar(&c.plainIndexes, "plain-indexes", false, "give the baseline table events' two secondary indexes too")
+	fs.BoolVar(&c.plainIndexes, "plain-indexes", false, "give the baseline tables the events table's secondary index (tenant_id, position) too")
 	fs.IntVar(&c.verifyEvents, "verify-events", 100000, "events in the ledger that Verify checks")
 	fs.IntVar(&c.verifyBatch, "verify-batch", 1000, "events per append (and per checkpoint) when populating it")
 	fs.IntVar(&c.verifyRuns, "verify-runs", 3, "timed Verify passes; the median is reported")
@@ -101,19 +96,10 @@ func (c *config) validate() error {
 	if c.verifyEvents < 1 || c.verifyBatch < 1 || c.verifyRuns < 1 {
 		errs = append(errs, errors.New("-verify-events, -verify-batch and -verify-runs must be at least 1"))
 	}
-	for _, d := range strings.Split(c.dialects, ",") {
-		if _, ok := map[string]bool{"sqlite": true, "postgres": true, "mysql": true}[d]; !ok {
-			errs = append(errs, fmt.Errorf("unknown dialect %q in -dialects", d))
-		}
+	if _, err := benchenv.ParseDialects(c.dialects); err != nil {
+		errs = append(errs, fmt.Errorf("-dialects: %w", err))
 	}
 	return errors.Join(errs...)
-}
-
-func envOr(name, fallback string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return fallback
 }
 
 func main() {

@@ -9,17 +9,22 @@ import (
 	"github.com/mailledger/mailledger/eventstore"
 )
 
-// plainTable is the baseline: a bare table with the columns, column types, primary key and
-// (stream_id, stream_version) unique constraint of events, and nothing else.
-const plainTable = "plain_events"
+// The two baseline tables: bare tables with the columns, column types, primary key and
+// (stream_id, stream_version) unique constraint of events, and nothing else. plainTable
+// takes each transaction's rows as one INSERT statement, plainRowsTable as one single-row
+// INSERT statement per row (what a plain event table does per event).
+const (
+	plainTable     = "plain_events"
+	plainRowsTable = "plain_events_rows"
+)
 
 // plainColumns are the events table's columns, in the order Append inserts them.
 const plainColumns = `position, stream_id, stream_type, stream_version, tenant_id, event_type, schema_version, payload, metadata, recorded_at, leaf_hash, chain_hash`
 
-// plainDDL returns the CREATE TABLE of the baseline in dialect d, with the same types as
-// the events table of migrations/<d>/00001_ledger.sql. withIndexes adds the two secondary
-// indexes that events also has (tenant_id, position) and (event_type, position).
-func plainDDL(d database.Dialect, withIndexes bool) []string {
+// plainDDL returns the CREATE TABLE of a baseline table in dialect d, with the same types
+// as the events table of migrations/<d>/00001_ledger.sql. withIndexes adds the secondary
+// index that events also has, (tenant_id, position).
+func plainDDL(d database.Dialect, table string, withIndexes bool) []string {
 	text, ts, suffix := "TEXT", "TEXT", ""
 	switch d {
 	case database.Postgres:
@@ -28,7 +33,7 @@ func plainDDL(d database.Dialect, withIndexes bool) []string {
 		text, ts = "MEDIUMTEXT", "DATETIME(6)"
 		suffix = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
 	}
-	stmts := []string{`CREATE TABLE ` + plainTable + ` (
+	stmts := []string{`CREATE TABLE ` + table + ` (
     position       BIGINT       PRIMARY KEY,
     stream_id      VARCHAR(128) NOT NULL,
     stream_type    VARCHAR(64)  NOT NULL,
@@ -41,33 +46,48 @@ func plainDDL(d database.Dialect, withIndexes bool) []string {
     recorded_at    ` + ts + ` NOT NULL,
     leaf_hash      CHAR(64)     NOT NULL,
     chain_hash     CHAR(64)     NOT NULL,
-    CONSTRAINT plain_events_stream_version UNIQUE (stream_id, stream_version)
+    CONSTRAINT ` + table + `_stream_version UNIQUE (stream_id, stream_version)
 )` + suffix}
 	if withIndexes {
-		stmts = append(stmts,
-			`CREATE INDEX plain_events_tenant ON `+plainTable+` (tenant_id, position)`)
+		stmts = append(stmts, `CREATE INDEX `+table+`_tenant ON `+table+` (tenant_id, position)`)
 	}
 	return stmts
 }
 
-// createPlainTable creates the baseline table in db.
-func createPlainTable(ctx context.Context, db *database.DB, withIndexes bool) error {
-	for _, stmt := range plainDDL(db.Dialect, withIndexes) {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("create %s: %w", plainTable, err)
+// createPlainTables creates both baseline tables in db.
+func createPlainTables(ctx context.Context, db *database.DB, withIndexes bool) error {
+	for _, table := range []string{plainTable, plainRowsTable} {
+		for _, stmt := range plainDDL(db.Dialect, table, withIndexes) {
+			if _, err := db.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("create %s: %w", table, err)
+			}
 		}
 	}
 	return nil
 }
 
-// insertPlain writes recs into the baseline table in one transaction with one INSERT
-// statement (a multi-row VALUES list when there is more than one record), converting
-// every value exactly as eventstore's insert does.
+// insertPlain writes recs into plainTable in one transaction with one INSERT statement (a
+// multi-row VALUES list when there is more than one record), converting every value
+// exactly as eventstore's insert does.
 func insertPlain(ctx context.Context, db *database.DB, recs []eventstore.Record) error {
 	q := `INSERT INTO ` + plainTable + ` (` + plainColumns + `) VALUES ` + valuesList(len(recs), 12)
 	return db.InTx(ctx, func(tx *database.Tx) error {
 		_, err := tx.Exec(ctx, q, plainArgs(tx.Dialect, recs)...)
 		return err
+	})
+}
+
+// insertPlainRows writes recs into plainRowsTable in one transaction, one single-row
+// INSERT statement per record.
+func insertPlainRows(ctx context.Context, db *database.DB, recs []eventstore.Record) error {
+	q := `INSERT INTO ` + plainRowsTable + ` (` + plainColumns + `) VALUES ` + valuesList(1, 12)
+	return db.InTx(ctx, func(tx *database.Tx) error {
+		for i := range recs {
+			if _, err := tx.Exec(ctx, q, plainArgs(tx.Dialect, recs[i:i+1])...); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

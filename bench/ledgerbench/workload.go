@@ -62,21 +62,26 @@ func (w *workload) event() eventstore.NewEvent {
 	return eventstore.NewEvent{Type: "bench.case_assessed", SchemaVersion: 1, Payload: p, Metadata: md}
 }
 
-// phaseTimes is the time the ledger and the plain insert took for the same events.
+// phaseTimes is the time the ledger and the two plain inserts took for the same events.
 type phaseTimes struct {
 	events int
 	ledger time.Duration
-	plain  time.Duration
+	plain  time.Duration // one INSERT statement per transaction
+	rows   time.Duration // one INSERT statement per row; 0 when not measured (1 row per tx)
 }
 
 func (p *phaseTimes) add(q phaseTimes) {
 	p.events += q.events
 	p.ledger += q.ledger
 	p.plain += q.plain
+	p.rows += q.rows
 }
 
 // ratio is the ledger's rate over the plain insert's: plain time over ledger time.
 func (p phaseTimes) ratio() float64 { return p.plain.Seconds() / p.ledger.Seconds() }
+
+// rowsRatio is the ledger's rate over the row-by-row plain insert's.
+func (p phaseTimes) rowsRatio() float64 { return p.rows.Seconds() / p.ledger.Seconds() }
 
 // pendingAppend is one Append call, built before the clock starts.
 type pendingAppend struct {
@@ -86,9 +91,10 @@ type pendingAppend struct {
 }
 
 // round appends txs transactions of perTx events through the store, then inserts the very
-// records the store returned into the baseline table with the same transaction shape,
-// and times each half. Building the events is not timed; canonicalizing and hashing them
-// is, as part of Append.
+// records the store returned into the baseline tables with the same transaction shape
+// (one statement per transaction, then, when perTx > 1, one statement per row), and
+// times each part. Building the events is not timed; canonicalizing and hashing them is,
+// as part of Append.
 func round(ctx context.Context, store *eventstore.Store, w *workload, txs, perTx int) (phaseTimes, error) {
 	pending := make([]pendingAppend, txs)
 	for i := range pending {
@@ -105,14 +111,20 @@ func round(ctx context.Context, store *eventstore.Store, w *workload, txs, perTx
 		batches = append(batches, recs)
 	}
 	ledger := time.Since(start)
-	plain, err := timePlain(ctx, store.DB(), batches)
-	return phaseTimes{events: txs * perTx, ledger: ledger, plain: plain}, err
+	t := phaseTimes{events: txs * perTx, ledger: ledger}
+	var err error
+	if t.plain, err = timePlain(ctx, store.DB(), batches, insertPlain); err != nil || perTx == 1 {
+		return t, err
+	}
+	t.rows, err = timePlain(ctx, store.DB(), batches, insertPlainRows)
+	return t, err
 }
 
-func timePlain(ctx context.Context, db *database.DB, batches [][]eventstore.Record) (time.Duration, error) {
+func timePlain(ctx context.Context, db *database.DB, batches [][]eventstore.Record,
+	insert func(context.Context, *database.DB, []eventstore.Record) error) (time.Duration, error) {
 	start := time.Now()
 	for _, recs := range batches {
-		if err := insertPlain(ctx, db, recs); err != nil {
+		if err := insert(ctx, db, recs); err != nil {
 			return 0, fmt.Errorf("plain insert: %w", err)
 		}
 	}

@@ -50,7 +50,7 @@ func (env *environment) verify(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	bar := env.newProgress("verifying")
+	bar := env.newProgress("verifying", "events")
 	report, err := store.Verify(ctx, key.PublicKey, bar.update)
 	bar.finish()
 	if err != nil {
@@ -75,7 +75,7 @@ func (env *environment) rebuildProjections(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	bar := env.newProgress("replaying")
+	bar := env.newProgress("replaying", "events")
 	n, err := projections.Rebuild(ctx, store, bar.update)
 	bar.finish()
 	if err != nil {

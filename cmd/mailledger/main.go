@@ -25,6 +25,11 @@ const usage = `usage: mailledger <command> [arguments]
 commands:
   serve                  run the service: HTTP API on HTTP_ADDR, background workers
   migrate                apply the database schema to DATABASE_URL and exit
+  import [--tenant T] PATH...
+                         archive .eml files, directories, maildirs and mbox files;
+                         exit 1 if any file failed (each named on stderr)
+  user add --username U --password P --role admin|auditor|user [--email E] [--domain D]
+                         create a user (exit 1 if the name is taken)
   verify                 re-hash the whole ledger; exit 1 naming the first bad position
   projections rebuild    empty every projection table and replay the ledger into it
   help                   show this text
@@ -33,7 +38,11 @@ configuration (environment; docs/contract.md §1):
   MAILLEDGER_DATA_DIR            ./data
   DATABASE_URL                   sqlite://$MAILLEDGER_DATA_DIR/mailledger.db (also postgres://…, mysql://…)
   HTTP_ADDR                      127.0.0.1:8080
-  MAILLEDGER_BOOTSTRAP_ADMIN     user:password of the administrator (unset: every /api/v1 call is 401)
+  MAILLEDGER_BOOTSTRAP_ADMIN     user:password of an administrator created at start if absent
+  MAILLEDGER_BOOTSTRAP_AUDITOR   user:password of an auditor created at start if absent
+  MULTITENANCY                   0: everyone works in tenant "default"; 1: a user's domain is the tenant (0)
+  MAILLEDGER_RETENTION_DAYS      how long archived mail is kept (3650)
+  SPAM_HEADER_LINE               the header line ("Name: value") that marks spam (unset)
   MAILLEDGER_LEDGER_KEY_FILE     checkpoint signing key (default $MAILLEDGER_DATA_DIR/keys/ledger.key, created)
   MAILLEDGER_LEDGER_ORIGIN       checkpoint origin and new key name (mailledger)
   MAILLEDGER_CHECKPOINT_EVERY    sign a checkpoint after this many events (1000)
@@ -49,6 +58,10 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
+
+// errSilent ends a command with its exit code and no message: the command has already
+// said everything (import's summary line).
+var errSilent = errors.New("")
 
 // usageError is a configuration or usage problem: exit code 2.
 func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
@@ -71,7 +84,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if errors.As(err, &ee) {
 		code = ee.code
 	}
-	fmt.Fprintln(stderr, "mailledger: "+oneLine(err))
+	if !errors.Is(err, errSilent) {
+		fmt.Fprintln(stderr, "mailledger: "+oneLine(err))
+	}
 	return code
 }
 
@@ -89,6 +104,10 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return env.noArgs(ctx, cmd, rest, env.serve)
 	case "migrate":
 		return env.noArgs(ctx, cmd, rest, env.migrate)
+	case "import":
+		return env.importMail(ctx, rest)
+	case "user":
+		return env.userCommand(ctx, rest)
 	case "verify":
 		return env.noArgs(ctx, cmd, rest, env.verify)
 	case "projections":

@@ -15,6 +15,7 @@ import (
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/handlers"
+	"github.com/mailledger/mailledger/identity"
 )
 
 // shutdownTimeout bounds how long in-flight requests and background consumers get to
@@ -101,11 +102,12 @@ func (svc *service) newHTTP() error {
 	if svc.metrics, err = newLedgerMetrics(svc.reg); err != nil {
 		return err
 	}
-	auth := handlers.NewBootstrapAdmin(svc.cfg.BootstrapAdmin.Username, svc.cfg.BootstrapAdmin.Password)
+	auth := identity.NewAuthenticator(identity.NewUsers(svc.db))
 	if svc.cfg.BootstrapAdmin.IsZero() {
-		svc.logger.Warn("MAILLEDGER_BOOTSTRAP_ADMIN is not set: every /api/v1 call answers 401")
+		svc.logger.Warn("MAILLEDGER_BOOTSTRAP_ADMIN is not set: only users added with `mailledger user add` can call the API")
 	}
-	svc.api, err = handlers.New(handlers.Options{Auth: auth, Logger: svc.logger, Metrics: metricsHandler})
+	svc.api, err = handlers.New(handlers.Options{Auth: auth, Multitenancy: svc.cfg.Multitenancy,
+		Logger: svc.logger, Metrics: metricsHandler})
 	if err != nil {
 		return err
 	}
@@ -118,10 +120,18 @@ func (svc *service) newHTTP() error {
 	return nil
 }
 
-// start waits for the database, migrates it, opens the ledger, starts the background
-// consumers and opens the API. It returns the function that stops the consumers.
+// start waits for the database, migrates it, creates the bootstrap users, opens the
+// ledger and the archive, starts the background consumers and opens the API. It returns
+// the function that stops the consumers.
 func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err := waitForDatabase(ctx, svc.db, svc.logger, svc.cfg.DatabaseURL); err != nil {
+		return nil, err
+	}
+	if err := ensureBootstrapUsers(ctx, identity.NewUsers(svc.db), svc.cfg, svc.logger); err != nil {
+		return nil, err
+	}
+	arc, err := openArchive(svc.cfg, svc.db)
+	if err != nil {
 		return nil, err
 	}
 	store, err := newStore(svc.db, svc.metrics)
@@ -137,7 +147,7 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	application, err := app.New(store, signer)
+	application, err := app.New(store, signer, app.WithArchive(arc))
 	if err != nil {
 		return nil, err
 	}

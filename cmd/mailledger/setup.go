@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/projections"
@@ -63,6 +64,22 @@ func loadKey(cfg app.Config) (*eventstore.Key, error) {
 	return key, nil
 }
 
+// openArchive opens the email archive on db: message files under
+// $MAILLEDGER_DATA_DIR/store, encryption keys under $MAILLEDGER_DATA_DIR/keys (the first
+// one created on first use), retention and spam header from the configuration. Keys that
+// cannot be read are a usage error.
+func openArchive(cfg app.Config, db *database.DB) (*archive.Archive, error) {
+	keys, err := archive.LoadOrCreateKeyring(cfg.KeyDir())
+	if err != nil {
+		return nil, usageError(err)
+	}
+	blobs, err := archive.NewLocalStore(cfg.StoreDir())
+	if err != nil {
+		return nil, fmt.Errorf("message store: %w", err)
+	}
+	return archive.New(db, blobs, keys, archive.Options{Retention: cfg.Retention(), SpamHeader: cfg.SpamHeader})
+}
+
 // pingTimeout bounds one attempt to reach the database.
 const pingTimeout = 10 * time.Second
 
@@ -94,7 +111,7 @@ type progress struct {
 	bar *progressbar.ProgressBar
 }
 
-func (env *environment) newProgress(description string) *progress {
+func (env *environment) newProgress(description, unit string) *progress {
 	f, ok := env.stderr.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
@@ -104,13 +121,13 @@ func (env *environment) newProgress(description string) *progress {
 		progressbar.OptionSetDescription(description),
 		progressbar.OptionShowCount(),
 		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("events"),
+		progressbar.OptionSetItsString(unit),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)}
 }
 
-// update moves the bar to done of total events.
+// update moves the bar to done of total units.
 func (p *progress) update(done, total int64) {
 	if p == nil {
 		return

@@ -23,14 +23,18 @@ import (
 type FreshDB struct {
 	*database.DB
 	Version string // the server's (or SQLite library's) version string
+	URL     string // the database's DATABASE_URL
 	drop    func()
 }
 
-// Close closes the database and drops it.
+// Close closes the database and drops it, unless Keep was called.
 func (f *FreshDB) Close() {
 	f.DB.Close()
 	f.drop()
 }
+
+// Keep makes Close leave the database in place (to look at it after a run).
+func (f *FreshDB) Keep() { f.drop = func() {} }
 
 // OpenFresh creates an empty database of dialect d (a file under dir for SQLite, a new
 // database on the server named by adminURL otherwise), migrates it and returns it.
@@ -44,7 +48,7 @@ func OpenFresh(ctx context.Context, d database.Dialect, adminURL, dir string) (*
 		drop()
 		return nil, err
 	}
-	f := &FreshDB{DB: db, drop: drop}
+	f := &FreshDB{DB: db, URL: rawURL, drop: drop}
 	if err := migrations.Up(ctx, db); err != nil {
 		f.Close()
 		return nil, err

@@ -1,0 +1,214 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/domain/export"
+	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/projections"
+)
+
+// ExportArchive is what the exports need of the archive: one message read for a
+// production. *archive.Archive implements it.
+type ExportArchive interface {
+	ReadDocument(ctx context.Context, tenant string, id int64) (*archive.Document, error)
+}
+
+var _ ExportArchive = (*archive.Archive)(nil)
+
+// Exports runs the eDiscovery exports: the commands and queries of the auditor and admin
+// APIs (create, get, list, cancel, delete, download, Bates prefixes), the admission of
+// pending jobs within the concurrency limits, and the runs themselves. Jobs run only
+// while Run is running; Register adds the consumer that admits jobs when slots free.
+type Exports struct {
+	store *eventstore.Store
+	arc   ExportArchive
+	cfg   ExportsConfig
+
+	mu      sync.Mutex
+	runCtx  context.Context // set while Run runs, once interrupted jobs are recovered
+	runners map[string]*runner
+	wg      sync.WaitGroup
+}
+
+// runner is one job running in this process.
+type runner struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+}
+
+// NewExports returns the export use cases; it rejects nil dependencies and an invalid
+// configuration.
+func NewExports(store *eventstore.Store, arc ExportArchive, cfg ExportsConfig) (*Exports, error) {
+	if store == nil || arc == nil {
+		return nil, errors.New("app: exports need a store and an archive")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.setDefaults()
+	return &Exports{store: store, arc: arc, cfg: cfg, runners: map[string]*runner{}}, nil
+}
+
+// Create records a new pending export job of tenant, configured by req (validated and
+// completed with the spec's defaults; every problem at once in a *domain.ValidationError).
+// Its Bates range is reserved in the transaction that appends the job, under the
+// ledger-head lock, from the ranges ever issued for the prefix in any tenant: an explicit
+// start that overlaps one is export.ErrBatesConflict, and two jobs created at the same
+// moment never share a number. The job runs when the concurrency limits allow.
+func (x *Exports) Create(ctx context.Context, tenant string, req export.Request, md domain.Metadata) (*ExportView, error) {
+	cfg, err := req.Normalize(x.cfg.Workers)
+	if err != nil {
+		return nil, err
+	}
+	jobID := uuid.Must(uuid.NewV7()).String()
+	if _, err := archive.ProductionDir(x.cfg.Dir, tenant, jobID); err != nil {
+		return nil, err
+	}
+	created := &export.Created{JobID: jobID, TenantID: tenant, Config: cfg, CreatedBy: md.Actor}
+	var rec eventstore.Record
+	err = x.store.DB().InTx(ctx, func(tx *database.Tx) error {
+		if err := eventstore.LockHead(ctx, tx); err != nil {
+			return err
+		}
+		issued, err := issuedRanges(ctx, tx, cfg.BatesPrefix)
+		if err != nil {
+			return err
+		}
+		if created.Reserved, err = export.Reserve(issued, cfg.BatesStartNumber, len(cfg.EmailIDs), cfg.BatesDigits); err != nil {
+			return err
+		}
+		recs, err := x.store.AppendTx(ctx, tx, jobStream(jobID, tenant), eventstore.NoStream, eventstore.FromDomain(created, md))
+		if err != nil {
+			return err
+		}
+		rec = recs[0]
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	x.store.Notify(rec.Position)
+	return createdView(rec, created), nil
+}
+
+// createdView is the view of a job as it was created (pending), whatever the scheduler
+// did since.
+func createdView(rec eventstore.Record, c *export.Created) *ExportView {
+	return &ExportView{
+		ID: rec.Position, JobID: c.JobID, TenantID: c.TenantID, Status: export.StatusPending,
+		BatesPrefix: c.Config.BatesPrefix, BatesStart: c.Reserved.Start, TotalEmails: len(c.Config.EmailIDs),
+		Config: c.Config, OutputPath: projections.ExportOutputPath(c.TenantID, c.JobID), CreatedBy: c.CreatedBy,
+		CreatedAt: rec.RecordedAt,
+	}
+}
+
+// issuedRanges reads every range ever reserved for prefix, in any tenant.
+func issuedRanges(ctx context.Context, tx *database.Tx, prefix string) ([]export.Range, error) {
+	rows, err := tx.Query(ctx, `SELECT range_start, range_end FROM ediscovery_bates_ranges WHERE prefix = ?`, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("read bates ranges: %w", err)
+	}
+	defer rows.Close()
+	var out []export.Range
+	for rows.Next() {
+		var r export.Range
+		if err := rows.Scan(&r.Start, &r.End); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func jobStream(jobID, tenant string) eventstore.Stream {
+	return eventstore.Stream{ID: export.StreamID(jobID), Type: export.StreamType, TenantID: tenant}
+}
+
+// Cancel cancels a pending or running job of tenant (AllTenants for an administrator).
+// A running job's workers stop within a second and its partial output is removed; its
+// reserved Bates numbers stay consumed. Other states are domain.ErrInvalidTransition.
+func (x *Exports) Cancel(ctx context.Context, tenant, jobID string, md domain.Metadata) (*ExportView, error) {
+	_, err := x.decide(ctx, tenant, jobID, md, func(j *export.Job) (domain.Event, error) { return j.Cancel(md.Actor) })
+	if err != nil {
+		return nil, err
+	}
+	x.stop(jobID, errCancelled)
+	return x.Get(ctx, tenant, jobID)
+}
+
+// Delete removes a job of tenant that is not running, and its files; a running job is
+// domain.ErrInvalidTransition (cancel it first). The job's Bates numbers stay consumed
+// and its download log stays.
+func (x *Exports) Delete(ctx context.Context, tenant, jobID string, md domain.Metadata) error {
+	j, err := x.decide(ctx, tenant, jobID, md, func(j *export.Job) (domain.Event, error) { return j.Delete(md.Actor) })
+	if err != nil {
+		return err
+	}
+	x.wait(jobID) // a cancelled run may still be removing its output
+	return archive.RemoveProduction(x.cfg.Dir, j.TenantID, j.JobID)
+}
+
+// decideAttempts bounds the retries of a command that lost a race with the runner's
+// progress events.
+const decideAttempts = 5
+
+// decide loads a job of tenant, lets fn decide, and appends its event at the version it
+// loaded; a race lost to another writer (usually the runner recording progress) is
+// retried on the new state.
+func (x *Exports) decide(ctx context.Context, tenant, jobID string, md domain.Metadata, fn func(*export.Job) (domain.Event, error)) (*export.Job, error) {
+	for attempt := 1; ; attempt++ {
+		j, err := x.load(ctx, tenant, jobID)
+		if err != nil {
+			return nil, err
+		}
+		ev, err := fn(j)
+		if err != nil {
+			return nil, err
+		}
+		err = x.append(ctx, j, ev, md)
+		if err == nil || !errors.Is(err, eventstore.ErrConcurrentModification) || attempt == decideAttempts {
+			return j, err
+		}
+	}
+}
+
+func (x *Exports) append(ctx context.Context, j *export.Job, ev domain.Event, md domain.Metadata) error {
+	recs, err := x.store.Append(ctx, jobStream(j.JobID, j.TenantID), j.Version, eventstore.FromDomain(ev, md))
+	if err != nil {
+		return err
+	}
+	j.Apply(ev, recs[0].RecordedAt)
+	return nil
+}
+
+// load replays a job's events; a job of another tenant, or a deleted one, is ErrNotFound.
+func (x *Exports) load(ctx context.Context, tenant, jobID string) (*export.Job, error) {
+	recs, err := x.store.Load(ctx, export.StreamID(jobID))
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 || (tenant != AllTenants && recs[0].TenantID != tenant) {
+		return nil, fmt.Errorf("%w: export %s", ErrNotFound, jobID)
+	}
+	var j export.Job
+	for _, rec := range recs {
+		ev, err := export.Decode(rec.EventType, rec.Data)
+		if err != nil {
+			return nil, err
+		}
+		j.Apply(ev, rec.RecordedAt)
+	}
+	if j.Deleted {
+		return nil, fmt.Errorf("%w: export %s", ErrNotFound, jobID)
+	}
+	return &j, nil
+}

@@ -1,0 +1,83 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"os"
+
+	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/domain/export"
+)
+
+// ErrProductionMissing means a completed job's directory is gone from DIR_EXPORT.
+var ErrProductionMissing = errors.New("export files are missing")
+
+// ExportDownload is a download that was checked and recorded; Stream writes it.
+type ExportDownload struct {
+	// FileName is the ZIP's file name for Content-Disposition.
+	FileName string
+	dir      string
+}
+
+// ContentType is the download's media type.
+func (d *ExportDownload) ContentType() string { return "application/zip" }
+
+// ContentDisposition is the Content-Disposition header value of the download.
+func (d *ExportDownload) ContentDisposition() string {
+	return mime.FormatMediaType("attachment", map[string]string{"filename": d.FileName})
+}
+
+// Stream writes the ZIP of the job directory straight to w (no temporary copy) and
+// returns the bytes written.
+func (d *ExportDownload) Stream(ctx context.Context, w io.Writer) (int64, error) {
+	return archive.WriteProductionZip(ctx, d.dir, w)
+}
+
+// ExportFileName is the download file name of a job: ediscovery-<prefix>-<job id>.zip.
+// Both parts are checked names, so the value needs no escaping.
+func ExportFileName(prefix, jobID string) string {
+	return "ediscovery-" + prefix + "-" + jobID + ".zip"
+}
+
+// OpenDownload checks that a job of tenant (AllTenants for an administrator) is
+// completed (else export.ErrNotReady) and its files are there, and records the download
+// (md's actor, client IP and user agent) in the ledger and the download log, before a
+// byte is sent. Call Stream next.
+func (x *Exports) OpenDownload(ctx context.Context, tenant, jobID string, md domain.Metadata) (*ExportDownload, error) {
+	j, err := x.load(ctx, tenant, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if j.Status != export.StatusCompleted {
+		return nil, fmt.Errorf("%w: export %s is %s", export.ErrNotReady, jobID, j.Status)
+	}
+	dir, err := archive.ProductionDir(x.cfg.Dir, j.TenantID, j.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("%w: export %s: %v", ErrProductionMissing, jobID, err)
+	}
+	_, err = x.decide(ctx, tenant, jobID, md, func(j *export.Job) (domain.Event, error) {
+		return j.Download(md.Actor, md.ClientIP, md.UserAgent)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &ExportDownload{FileName: ExportFileName(j.Config.BatesPrefix, j.JobID), dir: dir}, nil
+}
+
+// Download is OpenDownload then Stream to w. Errors before the first byte leave w
+// untouched.
+func (x *Exports) Download(ctx context.Context, tenant, jobID string, md domain.Metadata, w io.Writer) error {
+	d, err := x.OpenDownload(ctx, tenant, jobID, md)
+	if err != nil {
+		return err
+	}
+	_, err = d.Stream(ctx, w)
+	return err
+}

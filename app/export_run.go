@@ -1,0 +1,332 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/domain/export"
+	"github.com/mailledger/mailledger/eventstore"
+)
+
+// Skip reasons, the error_message of skipped items.
+const (
+	SkipNotFound       = "not found in this tenant, erased or purged"
+	SkipPendingErasure = "in the scope of an approved or executing erasure request"
+)
+
+// errStopped means the job left running while it ran (cancelled elsewhere).
+var errStopped = errors.New("export is no longer running")
+
+// jobRun is one run of a job: workers read and prepare the emails in parallel, and one
+// writer takes their outcomes in email_ids order, numbers the produced ones, writes them
+// and records the items in batches.
+type jobRun struct {
+	x       *Exports
+	job     *export.Job
+	prod    *archive.Production
+	next    int64 // the next Bates number
+	batch   []export.Item
+	flushed time.Time
+	erasure atomic.Pointer[map[string]bool] // addresses of approved or executing erasure requests
+}
+
+// outcome is what a worker found for one email id.
+type outcome struct {
+	index int
+	doc   *archive.Document // nil unless it can be produced
+	item  export.Item
+	err   error // a failure of the job, not of the item
+}
+
+// runJob runs an admitted job to its end: completed, failed (its output removed), or
+// stopped by a cancel (its output removed; the cancel is already recorded).
+func (x *Exports) runJob(ctx context.Context, jobID string) {
+	j, err := x.load(ctx, AllTenants, jobID)
+	if err != nil || j.Status != export.StatusRunning {
+		if err != nil {
+			x.cfg.Logger.Error("export run", "job_id", jobID, "error", err.Error())
+		}
+		return
+	}
+	r := &jobRun{x: x, job: j, next: j.NextBates(), flushed: time.Now()}
+	err = r.run(ctx)
+	r.finish(ctx, err)
+}
+
+func (r *jobRun) run(ctx context.Context) error {
+	prod, err := archive.CreateProduction(r.x.cfg.Dir, r.job.TenantID, r.job.JobID, productionConfig(r.job.Config))
+	if err != nil {
+		return err
+	}
+	r.prod = prod
+	if err := r.refreshErasure(ctx); err != nil {
+		return err
+	}
+	if err := r.produce(ctx); err != nil {
+		return err
+	}
+	if err := r.flush(ctx); err != nil {
+		return err
+	}
+	return r.complete(ctx)
+}
+
+func productionConfig(c export.Config) archive.ProductionConfig {
+	return archive.ProductionConfig{
+		Prefix: c.BatesPrefix, Digits: c.BatesDigits, Natives: c.IncludeNatives, Text: c.IncludeText,
+		Attachments: c.IncludeAttachments, ByCustodian: c.OrganizeByCustodian,
+		CSV: c.LoadFileFormat != export.FormatDAT, DAT: c.LoadFileFormat != export.FormatCSV,
+		DateFormat: c.DateFormat, Concordance: c.DatDelimiters == export.DelimitersConcordance,
+	}
+}
+
+// produce runs the workers and the writer. At most window outcomes exist at once, so
+// memory is bounded by the window, whatever the job's size.
+func (r *jobRun) produce(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := r.job.Config.Workers
+	window := 2*workers + 2
+	tokens := make(chan struct{}, window)
+	indexes := make(chan int)
+	results := make(chan outcome, window)
+	go dispatch(ctx, len(r.job.Config.EmailIDs), tokens, indexes)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range indexes {
+				select {
+				case results <- r.read(ctx, i):
+				case <-ctx.Done():
+					return
+				}
+			}
+		})
+	}
+	err := r.write(ctx, results, tokens)
+	cancel()
+	wg.Wait()
+	return err
+}
+
+// dispatch hands out the indexes in order, each once a window token is free.
+func dispatch(ctx context.Context, n int, tokens chan struct{}, indexes chan<- int) {
+	defer close(indexes)
+	for i := range n {
+		select {
+		case tokens <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case indexes <- i:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// read reads and checks one email: skipped when it is not a visible message of the tenant
+// or an erasure is about to remove it, failed when its file fails the checks.
+func (r *jobRun) read(ctx context.Context, i int) outcome {
+	id := r.job.Config.EmailIDs[i]
+	o := outcome{index: i, item: export.Item{EmailID: id}}
+	doc, err := r.x.arc.ReadDocument(ctx, r.job.TenantID, id)
+	switch {
+	case errors.Is(err, archive.ErrNotFound):
+		o.item.Status, o.item.ErrorMessage = export.ItemSkipped, SkipNotFound
+	case errors.Is(err, archive.ErrIntegrity), errors.Is(err, archive.ErrUnknownKey), errors.Is(err, archive.ErrUnreadable):
+		o.item.Status, o.item.ErrorMessage = export.ItemFailed, err.Error()
+	case err != nil:
+		o.err = fmt.Errorf("read email %d: %w", id, err)
+	case r.pendingErasure(doc):
+		o.item.Status, o.item.ErrorMessage = export.ItemSkipped, SkipPendingErasure
+	default:
+		o.doc = doc
+	}
+	return o
+}
+
+func (r *jobRun) pendingErasure(doc *archive.Document) bool {
+	addrs := *r.erasure.Load()
+	for _, p := range doc.Participants {
+		if addrs[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// write takes the outcomes in email_ids order, produces the documents and records the
+// items, flushing a batch every ProgressItems items or ProgressInterval.
+func (r *jobRun) write(ctx context.Context, results <-chan outcome, tokens <-chan struct{}) error {
+	ticker := time.NewTicker(r.x.cfg.ProgressInterval)
+	defer ticker.Stop()
+	held := map[int]outcome{}
+	for next := 0; next < len(r.job.Config.EmailIDs); {
+		select {
+		case o := <-results:
+			held[o.index] = o
+		case <-ticker.C:
+			if err := r.tick(ctx); err != nil {
+				return err
+			}
+			continue
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		for o, ok := held[next]; ok; o, ok = held[next] {
+			delete(held, next)
+			if err := r.take(ctx, o); err != nil {
+				return err
+			}
+			<-tokens
+			next++
+		}
+	}
+	return nil
+}
+
+// take numbers and writes one produced email, and adds its item to the batch.
+func (r *jobRun) take(ctx context.Context, o outcome) error {
+	if o.err != nil {
+		return o.err
+	}
+	if o.doc != nil {
+		bates, err := r.prod.Add(r.next, o.doc)
+		if err != nil {
+			return err
+		}
+		o.item.Status, o.item.BatesNumber, o.item.Number = export.ItemSuccess, bates, r.next
+		r.next++
+	}
+	r.batch = append(r.batch, o.item)
+	if len(r.batch) >= r.x.cfg.ProgressItems {
+		return r.flush(ctx)
+	}
+	return nil
+}
+
+// tick flushes a batch that waited ProgressInterval and re-reads the erasure scope.
+func (r *jobRun) tick(ctx context.Context) error {
+	if time.Since(r.flushed) >= r.x.cfg.ProgressInterval {
+		if err := r.flush(ctx); err != nil {
+			return err
+		}
+	}
+	return r.refreshErasure(ctx)
+}
+
+// flush records the batch in one export.items_processed event. A race lost to a
+// command (a download or a cancel) is retried on the new state; a job that is no longer
+// running stops the run.
+func (r *jobRun) flush(ctx context.Context) error {
+	r.flushed = time.Now()
+	if len(r.batch) == 0 {
+		return nil
+	}
+	if err := r.record(ctx, func(j *export.Job) (domain.Event, error) { return j.Progress(r.batch) }); err != nil {
+		return err
+	}
+	r.batch = r.batch[:0]
+	return nil
+}
+
+// record appends the event fn decides, reloading the job after a lost race.
+func (r *jobRun) record(ctx context.Context, fn func(*export.Job) (domain.Event, error)) error {
+	md := domain.Metadata{Actor: exportActor}
+	for attempt := 1; ; attempt++ {
+		ev, err := fn(r.job)
+		if errors.Is(err, domain.ErrInvalidTransition) {
+			return errStopped
+		}
+		if err != nil {
+			return err
+		}
+		err = r.x.append(ctx, r.job, ev, md)
+		if !errors.Is(err, eventstore.ErrConcurrentModification) || attempt == decideAttempts {
+			return err
+		}
+		if r.job, err = r.x.load(ctx, AllTenants, r.job.JobID); err != nil {
+			return err
+		}
+	}
+}
+
+// complete closes the production, hashes it and records the completion.
+func (r *jobRun) complete(ctx context.Context) error {
+	loadFiles, err := r.prod.Close()
+	if err != nil {
+		return err
+	}
+	m, err := archive.ProductionManifest(ctx, r.prod.Dir())
+	if err != nil {
+		return err
+	}
+	done := export.Completed{BatesEnd: r.next - 1, OutputSize: m.Size, LoadFiles: loadFiles, ManifestHash: m.Hash, ProducedFiles: m.Files}
+	if r.next == r.job.Reserved.Start {
+		done.BatesEnd = 0 // nothing produced
+	}
+	return r.record(ctx, func(j *export.Job) (domain.Event, error) { return j.Complete(done) })
+}
+
+// finish ends a run that returned err: nothing more on success; otherwise the partial
+// output is removed and, unless a cancel stopped the run, the job is failed.
+func (r *jobRun) finish(ctx context.Context, err error) {
+	if err == nil {
+		return
+	}
+	if r.prod != nil {
+		if rmErr := r.prod.Abort(); rmErr != nil {
+			r.x.cfg.Logger.Error("remove export output", "job_id", r.job.JobID, "error", rmErr.Error())
+		}
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(err, errStopped) || errors.Is(cause, errCancelled) {
+		return
+	}
+	message := err.Error()
+	if errors.Is(cause, errShutdown) {
+		message = InterruptedMessage
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if ferr := r.x.failJob(fctx, r.job, message); ferr != nil {
+		r.x.cfg.Logger.Error("record export failure", "job_id", r.job.JobID, "error", ferr.Error())
+	}
+	r.x.cfg.Logger.Warn("export failed", "job_id", r.job.JobID, "error", message)
+}
+
+// refreshErasure reads the addresses of the tenant's approved and executing erasure
+// requests: their mail is about to be erased, so it is not produced.
+func (r *jobRun) refreshErasure(ctx context.Context) error {
+	db := r.x.store.DB()
+	rows, err := db.QueryContext(ctx, db.Rebind(`SELECT email_addresses FROM gdpr_requests WHERE tenant_id = ? AND status IN ('approved', 'executing')`), r.job.TenantID)
+	if err != nil {
+		return fmt.Errorf("read pending erasures: %w", err)
+	}
+	defer rows.Close()
+	addrs := map[string]bool{}
+	for rows.Next() {
+		var list string
+		if err := rows.Scan(&list); err != nil {
+			return err
+		}
+		var parsed []string
+		if err := json.Unmarshal([]byte(list), &parsed); err != nil {
+			return fmt.Errorf("erasure addresses: %w", err)
+		}
+		for _, a := range parsed {
+			addrs[a] = true
+		}
+	}
+	r.erasure.Store(&addrs)
+	return rows.Err()
+}

@@ -1,0 +1,374 @@
+package archive
+
+import (
+	"context"
+	"crypto/md5"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mailledger/mailledger/database"
+)
+
+// A production is the output of one eDiscovery export job, written under
+// {DIR_EXPORT}/<tenant_id>/ediscovery/<job_id>/ (the spec's directory layout):
+//
+//	NATIVES/<PREFIX>_<NUMBER>.eml                  the archived original, byte for byte
+//	TEXT/<PREFIX>_<NUMBER>.txt                     the text/plain body, else text from HTML
+//	ATTACHMENTS/<PREFIX>_<NUMBER>_<SEQ>.<ext>      each attachment, decoded
+//	loadfile.csv, loadfile.dat                     the load files (loadfile.go)
+//
+// With ByCustodian the three folders sit under a folder named by the sender's address.
+// Every path component that comes from outside (tenant, job id, prefix, sender) is
+// checked or made safe before use, and all writes go through an os.Root of the job
+// directory, so nothing is ever written outside it.
+
+// Folder and file names of a production.
+const (
+	NativesDir     = "NATIVES"
+	TextDir        = "TEXT"
+	AttachmentsDir = "ATTACHMENTS"
+	LoadFileCSV    = "loadfile.csv"
+	LoadFileDAT    = "loadfile.dat"
+	// MaxAttachments is the most attachments one produced email may have: their
+	// sequence is three digits.
+	MaxAttachments = 999
+)
+
+// ErrBadProduction means a production's tenant, job id or configuration is not valid.
+var ErrBadProduction = errors.New("bad production")
+
+// ErrUnreadable means a message's file passed the integrity checks but cannot be produced:
+// it does not parse, or it has more attachments than a three-digit sequence numbers.
+var ErrUnreadable = errors.New("message cannot be produced")
+
+var (
+	componentPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	jobIDPattern     = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	prefixPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+)
+
+// ProductionDir returns the directory of a job, {root}/<tenant>/ediscovery/<jobID>, after
+// checking that tenant is a plain name and jobID a lower-case UUID.
+func ProductionDir(root, tenant, jobID string) (string, error) {
+	if !componentPattern.MatchString(tenant) || strings.Contains(tenant, "..") {
+		return "", fmt.Errorf("%w: tenant %q", ErrBadProduction, tenant)
+	}
+	if !jobIDPattern.MatchString(jobID) {
+		return "", fmt.Errorf("%w: job id %q", ErrBadProduction, jobID)
+	}
+	if root == "" {
+		return "", fmt.Errorf("%w: no export directory", ErrBadProduction)
+	}
+	return filepath.Join(root, tenant, "ediscovery", jobID), nil
+}
+
+// RemoveProduction removes a job's directory and everything in it; a missing directory
+// is not an error.
+func RemoveProduction(root, tenant, jobID string) error {
+	dir, err := ProductionDir(root, tenant, jobID)
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove production: %w", err)
+	}
+	return nil
+}
+
+// Document is an archived email read for a production: its metadata, its original bytes
+// (integrity checked), its parse and the hashes of the original.
+type Document struct {
+	EmailID int64
+	Arrived time.Time
+	// Participants are the sender and every recipient (To, Cc, Bcc and envelope),
+	// lower-cased, as the erasure scope counts them.
+	Participants []string
+	Raw          []byte
+	Msg          *Parsed
+	MD5          [16]byte
+	SHA256       [32]byte
+}
+
+// Custodian is the document's custodian: its sender's address, lower-cased ("" when the
+// message names none).
+func (d *Document) Custodian() string { return d.Msg.From }
+
+// ReadDocument reads a visible message of tenant for a production: ErrNotFound when it
+// does not exist there, or is erased or purged; ErrIntegrity (or ErrUnknownKey) when its
+// file fails the checks; ErrUnreadable when it cannot be produced. Other errors are the
+// database's or the blob store's.
+func (a *Archive) ReadDocument(ctx context.Context, tenant string, id int64) (*Document, error) {
+	m := &Message{ID: id, TenantID: tenant}
+	var arrived any
+	q := `SELECT m."from", m.arrived, m.digest FROM metadata m WHERE m.id = ? AND m.tenant_id = ? AND ` + visible
+	err := a.db.QueryRowContext(ctx, a.db.Rebind(q), id, tenant).Scan(&m.From, &arrived, &m.Digest)
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		return nil, fmt.Errorf("read message %d: %w", id, err)
+	}
+	doc := &Document{EmailID: id}
+	if doc.Arrived, err = database.TimeValue(arrived); err != nil {
+		return nil, err
+	}
+	if doc.Participants, err = a.participants(ctx, m.From, id); err != nil {
+		return nil, err
+	}
+	if doc.Raw, err = a.readFile(ctx, m); err != nil {
+		return nil, err
+	}
+	return doc, doc.parse(a.parser)
+}
+
+func (d *Document) parse(p *Parser) error {
+	msg, err := p.Parse(d.Raw)
+	if err != nil {
+		return fmt.Errorf("%w: message %d: %v", ErrUnreadable, d.EmailID, err)
+	}
+	if len(msg.Attachments) > MaxAttachments {
+		return fmt.Errorf("%w: message %d has %d attachments, more than %d", ErrUnreadable, d.EmailID, len(msg.Attachments), MaxAttachments)
+	}
+	d.Msg, d.SHA256, d.MD5 = msg, msg.Digest, md5.Sum(d.Raw)
+	return nil
+}
+
+func (a *Archive) participants(ctx context.Context, from string, id int64) ([]string, error) {
+	rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT "to" FROM rcpt WHERE id = ?`), id)
+	if err != nil {
+		return nil, fmt.Errorf("read recipients: %w", err)
+	}
+	defer rows.Close()
+	out := appendAddress(nil, from)
+	for rows.Next() {
+		var to string
+		if err := rows.Scan(&to); err != nil {
+			return nil, err
+		}
+		out = appendAddress(out, to)
+	}
+	return out, rows.Err()
+}
+
+// ProductionConfig says what a production holds; the values are those of the spec's
+// export configuration object.
+type ProductionConfig struct {
+	Prefix      string
+	Digits      int
+	Natives     bool
+	Text        bool
+	Attachments bool
+	ByCustodian bool
+	CSV, DAT    bool   // which load files to write
+	DateFormat  string // iso8601, us or eu
+	// Concordance selects the classic Concordance DAT delimiters instead of the spec's.
+	Concordance bool
+}
+
+func (c ProductionConfig) validate() error {
+	var problems []string
+	if !prefixPattern.MatchString(c.Prefix) {
+		problems = append(problems, fmt.Sprintf("prefix %q", c.Prefix))
+	}
+	if c.Digits < 1 || c.Digits > 10 {
+		problems = append(problems, fmt.Sprintf("digits %d", c.Digits))
+	}
+	if _, ok := dateLayouts[c.DateFormat]; !ok {
+		problems = append(problems, fmt.Sprintf("date format %q", c.DateFormat))
+	}
+	if !c.CSV && !c.DAT {
+		problems = append(problems, "no load file")
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrBadProduction, strings.Join(problems, ", "))
+	}
+	return nil
+}
+
+// Production writes one job's files. It is not safe for concurrent use: one goroutine
+// adds the documents, in Bates order.
+type Production struct {
+	dir   string
+	root  *os.Root
+	cfg   ProductionConfig
+	loads []*loadWriter
+	dirs  map[string]bool // folders made so far
+}
+
+// CreateProduction starts a production in an empty job directory (whatever an earlier,
+// interrupted run left there is removed first) and writes the load files' header rows.
+func CreateProduction(root, tenant, jobID string, cfg ProductionConfig) (*Production, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	dir, err := ProductionDir(root, tenant, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("clear production: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("create production: %w", err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	p := &Production{dir: dir, root: r, cfg: cfg, dirs: map[string]bool{}}
+	if err := p.openLoadFiles(); err != nil {
+		p.Abort()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Dir is the job directory.
+func (p *Production) Dir() string { return p.dir }
+
+func (p *Production) openLoadFiles() error {
+	if p.cfg.CSV {
+		w, err := newCSVWriter(p.root, LoadFileCSV)
+		if err != nil {
+			return err
+		}
+		p.loads = append(p.loads, w)
+	}
+	if p.cfg.DAT {
+		delims := specDAT
+		if p.cfg.Concordance {
+			delims = concordanceDAT
+		}
+		w, err := newDATWriter(p.root, LoadFileDAT, delims)
+		if err != nil {
+			return err
+		}
+		p.loads = append(p.loads, w)
+	}
+	return nil
+}
+
+// BatesID is the Bates id of number: the prefix, "_" and the number zero-padded to the
+// configured digits.
+func (p *Production) BatesID(number int64) string {
+	return fmt.Sprintf("%s_%0*d", p.cfg.Prefix, p.cfg.Digits, number)
+}
+
+// Add writes one document as Bates number: its native, text and attachment files (as
+// configured) and its load-file rows. It returns the document's Bates id. Any error
+// leaves the production unusable.
+func (p *Production) Add(number int64, doc *Document) (string, error) {
+	id := p.BatesID(number)
+	folder := ""
+	if p.cfg.ByCustodian {
+		folder = CustodianFolder(doc.Custodian())
+	}
+	e := entry{docID: id, doc: doc}
+	var err error
+	if p.cfg.Natives {
+		if e.nativePath, err = p.write(folder, NativesDir, id+".eml", doc.Raw); err != nil {
+			return "", err
+		}
+	}
+	if p.cfg.Text {
+		if e.textPath, err = p.write(folder, TextDir, id+".txt", []byte(doc.Msg.Text)); err != nil {
+			return "", err
+		}
+	}
+	if p.cfg.Attachments {
+		for _, att := range doc.Msg.Attachments {
+			name := fmt.Sprintf("%s_%03d.%s", id, att.Seq, AttachmentExt(att.Name, att.Type))
+			rel, err := p.write(folder, AttachmentsDir, name, att.Content)
+			if err != nil {
+				return "", err
+			}
+			e.attachPaths = append(e.attachPaths, rel)
+		}
+	}
+	return id, p.writeRows(e.rows(p.cfg))
+}
+
+// write stores data as dir/name under the custodian folder (when there is one) and
+// returns its path relative to the job directory, with "/".
+func (p *Production) write(folder, dir, name string, data []byte) (string, error) {
+	rel := path.Join(folder, dir)
+	if !p.dirs[rel] {
+		if err := p.root.MkdirAll(rel, 0o750); err != nil {
+			return "", fmt.Errorf("create %s: %w", rel, err)
+		}
+		p.dirs[rel] = true
+	}
+	rel = path.Join(rel, name)
+	if err := p.root.WriteFile(rel, data, 0o640); err != nil {
+		return "", fmt.Errorf("write %s: %w", rel, err)
+	}
+	return rel, nil
+}
+
+func (p *Production) writeRows(rows [][]string) error {
+	for _, w := range p.loads {
+		for _, row := range rows {
+			if err := w.write(row); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Close finishes the load files and returns the SHA-256 (hex) of each, by file name.
+func (p *Production) Close() (map[string]string, error) {
+	hashes := map[string]string{}
+	var errs []error
+	for _, w := range p.loads {
+		sum, err := w.close()
+		errs = append(errs, err)
+		hashes[w.name] = sum
+	}
+	p.loads = nil
+	errs = append(errs, p.root.Close())
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return hashes, nil
+}
+
+// Abort closes the production and removes its directory.
+func (p *Production) Abort() error {
+	for _, w := range p.loads {
+		_, _ = w.close()
+	}
+	p.loads = nil
+	_ = p.root.Close()
+	return os.RemoveAll(p.dir)
+}
+
+// CustodianFolder makes a custodian's address safe as one folder name: lower-cased,
+// every character but a-z 0-9 . _ - @ + replaced by "_", no leading dot, at most 128
+// bytes; "unknown" when nothing is left.
+func CustodianFolder(addr string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(addr) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', strings.ContainsRune("._-@+", r):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := strings.TrimLeft(b.String(), ".")
+	if len(name) > 128 {
+		name = name[:128]
+	}
+	if name == "" {
+		return "unknown"
+	}
+	return name
+}
