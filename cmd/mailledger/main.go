@@ -32,6 +32,8 @@ commands:
                          create a user (exit 1 if the name is taken)
   verify                 re-hash the whole ledger; exit 1 naming the first bad position
   projections rebuild    empty every projection table and replay the ledger into it
+  verify-certificate FILE --public-key KEY
+                         check an erasure certificate bundle offline (no database)
   help                   show this text
 
 configuration (environment; docs/contract.md §1):
@@ -75,6 +77,9 @@ func main() {
 // run executes the command in args and returns the process exit code. Errors are printed
 // as one line on stderr.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "verify-certificate" { // offline: no configuration, no database
+		return verifyCertificateCommand(args[1:], stdout, stderr)
+	}
 	err := dispatch(ctx, args, getenv, stdout, stderr)
 	if err == nil {
 		return 0

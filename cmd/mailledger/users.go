@@ -93,19 +93,28 @@ func (env *environment) parseUserAdd(args []string) (*identity.User, string, err
 	u := &identity.User{Username: strings.TrimSpace(*username), Email: strings.ToLower(strings.TrimSpace(*email)),
 		Domain: strings.ToLower(strings.TrimSpace(*domain))}
 	u.Realname = u.Username
+	if err := checkNewUser(u, *password, *role, fs.Args()); err != nil {
+		return nil, "", usageError(fmt.Errorf("user add: %w", err))
+	}
+	return u, *password, nil
+}
+
+// checkNewUser validates the flags of `user add`, setting u.Role, and joins every
+// problem found.
+func checkNewUser(u *identity.User, password, role string, extra []string) error {
 	var problems []error
 	bad := func(format string, a ...any) { problems = append(problems, fmt.Errorf(format, a...)) }
-	if fs.NArg() > 0 {
-		bad("unexpected arguments %q", strings.Join(fs.Args(), " "))
+	if len(extra) > 0 {
+		bad("unexpected arguments %q", strings.Join(extra, " "))
 	}
 	if u.Username == "" || len(u.Username) > 255 || strings.ContainsAny(u.Username, ": \t\r\n") {
 		bad("--username is required: 1 to 255 characters, no ':' or spaces")
 	}
-	if *password == "" {
+	if password == "" {
 		bad("--password is required")
 	}
 	var err error
-	if u.Role, err = identity.ParseRole(*role); err != nil {
+	if u.Role, err = identity.ParseRole(role); err != nil {
 		bad("--role: %v", err)
 	}
 	if u.Email != "" && !validAddress(u.Email) {
@@ -114,10 +123,7 @@ func (env *environment) parseUserAdd(args []string) (*identity.User, string, err
 	if u.Domain == "" || strings.ContainsAny(u.Domain, " \t\r\n/@") {
 		bad("--domain %q is not a domain name", u.Domain)
 	}
-	if err := errors.Join(problems...); err != nil {
-		return nil, "", usageError(fmt.Errorf("user add: %w", err))
-	}
-	return u, *password, nil
+	return errors.Join(problems...)
 }
 
 func validAddress(s string) bool {
