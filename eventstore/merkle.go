@@ -59,7 +59,19 @@ func lockHead(ctx context.Context, tx *database.Tx) (*headState, error) {
 	return decodeHead(size, chain, state)
 }
 
+// errCorruptHead means ledger_head cannot be decoded: its hashes or its Merkle state do
+// not fit its size.
+var errCorruptHead = errors.New("ledger_head is corrupt")
+
 func decodeHead(size int64, chain, state string) (*headState, error) {
+	h, err := decodeHeadFields(size, chain, state)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errCorruptHead, err)
+	}
+	return h, nil
+}
+
+func decodeHeadFields(size int64, chain, state string) (*headState, error) {
 	c, err := ParseHash(chain)
 	if err != nil {
 		return nil, fmt.Errorf("ledger head chain: %w", err)

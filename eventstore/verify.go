@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/transparency-dev/merkle/compact"
@@ -37,6 +38,9 @@ const verifyPage = 20000
 // the head size. A broken ledger returns a *VerifyError naming the first bad position.
 func (s *Store) Verify(ctx context.Context, vkey string, progress func(done, total int64)) (*VerifyReport, error) {
 	head, err := s.Head(ctx)
+	if errors.Is(err, errCorruptHead) {
+		return nil, &VerifyError{Position: 0, Reason: err.Error()}
+	}
 	if err != nil {
 		return nil, err
 	}
