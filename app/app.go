@@ -19,19 +19,36 @@ type Application struct {
 	// Messages reads the archive; nil when the Application was built without one
 	// (WithArchive), and the archive routes then answer 503.
 	Messages *Messages
-	store    *eventstore.Store
+	// Erasure runs the GDPR erasure workflow; nil without the archive, like Messages.
+	Erasure *Erasure
+	// Certificates issues the erasure certificates (HTML, PDF, bundle).
+	Certificates *Certificates
+	store        *eventstore.Store
 }
 
 // Option adds an optional part to the Application.
 type Option func(*options)
 
 type options struct {
-	archive *archive.Archive
+	archive      *archive.Archive
+	erasure      []ErasureOption
+	certificates []CertificatesOption
 }
 
-// WithArchive gives the Application the email archive, which Messages reads.
+// WithArchive gives the Application the email archive, which Messages reads and Erasure
+// erases from.
 func WithArchive(arc *archive.Archive) Option {
 	return func(o *options) { o.archive = arc }
+}
+
+// WithErasureOptions configures the erasure workflow (WithDistinctApprover, …).
+func WithErasureOptions(opts ...ErasureOption) Option {
+	return func(o *options) { o.erasure = append(o.erasure, opts...) }
+}
+
+// WithCertificatesOptions configures the certificates (WithPDFService).
+func WithCertificatesOptions(opts ...CertificatesOption) Option {
+	return func(o *options) { o.certificates = append(o.certificates, opts...) }
 }
 
 // New returns the Application over store, signing checkpoints with signer.
@@ -48,9 +65,16 @@ func New(store *eventstore.Store, signer *eventstore.Signer, opts ...Option) (*A
 	if err != nil {
 		return nil, err
 	}
-	a := &Application{Ledger: ledger, LegalHolds: holds, store: store}
+	certs, err := NewCertificates(store, signer, o.certificates...)
+	if err != nil {
+		return nil, err
+	}
+	a := &Application{Ledger: ledger, LegalHolds: holds, Certificates: certs, store: store}
 	if o.archive != nil {
 		if a.Messages, err = NewMessages(o.archive, store); err != nil {
+			return nil, err
+		}
+		if a.Erasure, err = NewErasure(store, o.archive, o.erasure...); err != nil {
 			return nil, err
 		}
 	}

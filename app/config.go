@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,6 +52,17 @@ type Config struct {
 	CheckpointInterval time.Duration
 	// LogLevel is LOG_LEVEL: debug, info, warn or error.
 	LogLevel slog.Level
+	// DistinctApprover is GDPR_DISTINCT_APPROVER (true unless set to 0): the approver of
+	// an erasure request must not be its creator. Turning it off lets one person create
+	// and approve an erasure, which removes the segregation of duties.
+	DistinctApprover bool
+	// PDFServiceURL is PDFSERVICE_URL, the Gotenberg-compatible service that renders PDF
+	// certificates; empty means PDF certificates answer 503 (the HTML ones still work).
+	PDFServiceURL string
+	// PurgeInterval is MAILLEDGER_PURGE_INTERVAL: how often serve runs a purge pass.
+	// Zero disables the schedule (run `mailledger purge` instead); ConfigFromEnv uses
+	// DefaultPurgeInterval when the variable is unset.
+	PurgeInterval time.Duration
 }
 
 // Credentials are a user name and password from the environment.
@@ -76,6 +88,7 @@ const (
 	DefaultCheckpointEvery    = 1000
 	DefaultCheckpointInterval = 60 * time.Second
 	DefaultRetentionDays      = 3650
+	DefaultPurgeInterval      = time.Hour
 	// DefaultTenant is the one tenant of single-tenant mode (MULTITENANCY=0).
 	DefaultTenant = "default"
 )
@@ -95,7 +108,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		LedgerKeyFile: getenv("MAILLEDGER_LEDGER_KEY_FILE"),
 		LedgerOrigin:  getenv("MAILLEDGER_LEDGER_ORIGIN"),
 		SpamHeader:    strings.TrimSpace(getenv("SPAM_HEADER_LINE")),
+		PDFServiceURL: strings.TrimSpace(getenv("PDFSERVICE_URL")),
 	}
+	problems = append(problems, c.readErasure(getenv)...)
 	var err error
 	if c.BootstrapAdmin, err = parseCredentials("MAILLEDGER_BOOTSTRAP_ADMIN", getenv("MAILLEDGER_BOOTSTRAP_ADMIN")); err != nil {
 		problems = append(problems, err)
@@ -121,6 +136,20 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c.setDefaults()
 	problems = append(problems, c.Validate())
 	return c, errors.Join(problems...)
+}
+
+// readErasure reads the variables of the erasure workflow and the purge schedule, which
+// have defaults that an unset variable takes (an explicit 0 means off).
+func (c *Config) readErasure(getenv func(string) string) []error {
+	var problems []error
+	var err error
+	if c.DistinctApprover, err = parseSwitchDefault("GDPR_DISTINCT_APPROVER", getenv("GDPR_DISTINCT_APPROVER"), true); err != nil {
+		problems = append(problems, err)
+	}
+	if c.PurgeInterval, err = parseInterval("MAILLEDGER_PURGE_INTERVAL", getenv("MAILLEDGER_PURGE_INTERVAL"), DefaultPurgeInterval); err != nil {
+		problems = append(problems, err)
+	}
+	return problems
 }
 
 // setDefaults fills every unset value with its default.
@@ -178,6 +207,20 @@ func (c Config) Validate() error {
 	if c.SpamHeader != "" && !strings.Contains(c.SpamHeader, ":") {
 		bad("SPAM_HEADER_LINE %q must be one header line, \"Name: value\"", c.SpamHeader)
 	}
+	return errors.Join(append(problems, c.validateErasure())...)
+}
+
+// validateErasure checks PDFSERVICE_URL and MAILLEDGER_PURGE_INTERVAL.
+func (c Config) validateErasure() error {
+	var problems []error
+	if c.PDFServiceURL != "" && !isServiceURL(c.PDFServiceURL) {
+		problems = append(problems, fmt.Errorf("%w: PDFSERVICE_URL %q must be an http or https URL such as http://gotenberg:3000",
+			ErrConfig, redactURL(c.PDFServiceURL)))
+	}
+	if c.PurgeInterval != 0 && c.PurgeInterval < time.Second {
+		problems = append(problems, fmt.Errorf("%w: MAILLEDGER_PURGE_INTERVAL must be 0 (no schedule) or at least 1s, got %s",
+			ErrConfig, c.PurgeInterval))
+	}
 	return errors.Join(problems...)
 }
 
@@ -198,6 +241,9 @@ func (c Config) LogValue() slog.Value {
 		slog.Int64("checkpoint_every", c.CheckpointEvery),
 		slog.String("checkpoint_interval", c.CheckpointInterval.String()),
 		slog.String("log_level", c.LogLevel.String()),
+		slog.Bool("gdpr_distinct_approver", c.DistinctApprover),
+		slog.String("pdfservice_url", redactURL(c.PDFServiceURL)),
+		slog.String("purge_interval", c.PurgeInterval.String()),
 	)
 }
 
@@ -234,6 +280,52 @@ func parseSwitch(name, v string) (bool, error) {
 		return true, nil
 	}
 	return false, fmt.Errorf("%w: %s must be 0 or 1, got %q", ErrConfig, name, v)
+}
+
+// parseSwitchDefault is parseSwitch with def for an unset variable.
+func parseSwitchDefault(name, v string, def bool) (bool, error) {
+	if strings.TrimSpace(v) == "" {
+		return def, nil
+	}
+	return parseSwitch(name, v)
+}
+
+// parseInterval reads a duration that may be 0 (off); def when unset.
+func parseInterval(name, v string, def time.Duration) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return def, nil
+	}
+	if v == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%w: %s must be 0 or a duration such as 1h, got %q", ErrConfig, name, v)
+	}
+	return d, nil
+}
+
+// isServiceURL accepts an absolute http or https URL with a host.
+func isServiceURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// redactURL masks the password of a URL's user information, for logs and errors; a URL
+// that does not parse is not shown at all, since it may hold a password.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.User == nil {
+		return raw
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }
 
 func parseInt(name, v string) (int64, error) {

@@ -29,6 +29,8 @@ func TestConfigDefaults(t *testing.T) {
 		CheckpointInterval: 60 * time.Second,
 		RetentionDays:      3650,
 		LogLevel:           slog.LevelInfo,
+		DistinctApprover:   true,
+		PurgeInterval:      time.Hour,
 	}, c)
 	assert.True(t, c.BootstrapAdmin.IsZero())
 	assert.Equal(t, "data/keys", c.KeyDir())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mailledger/mailledger/archive"
@@ -51,7 +52,9 @@ func (x *Exports) HandleEvent(ctx context.Context, rec eventstore.Record) error 
 	return x.admit(ctx)
 }
 
-func jobIDOf(rec eventstore.Record) string { return rec.StreamID[len(export.StreamID("")):] }
+func jobIDOf(rec eventstore.Record) string {
+	return strings.TrimPrefix(rec.StreamID, export.StreamID(""))
+}
 
 // Run runs export jobs until ctx is done. It first fails every job still marked running
 // (a run of an earlier process that stopped: InterruptedMessage) and removes its partial
@@ -101,15 +104,20 @@ func (x *Exports) recoverInterrupted(ctx context.Context) error {
 	return nil
 }
 
-// failJob records a job's failure (unless it already ended) and removes its output.
+// failJob removes a job's output, then records its failure (unless it already ended): a
+// failed job never has files. A removal that fails is logged, and the failure recorded
+// all the same.
 func (x *Exports) failJob(ctx context.Context, j *export.Job, message string) error {
+	if err := archive.RemoveProduction(x.cfg.Dir, j.TenantID, j.JobID); err != nil {
+		x.cfg.Logger.Error("remove export output", "job_id", j.JobID, "error", err.Error())
+	}
 	_, err := x.decide(ctx, AllTenants, j.JobID, domain.Metadata{Actor: exportActor}, func(j *export.Job) (domain.Event, error) {
 		return j.Fail(message)
 	})
 	if err != nil && !errors.Is(err, domain.ErrInvalidTransition) {
 		return err
 	}
-	return archive.RemoveProduction(x.cfg.Dir, j.TenantID, j.JobID)
+	return nil
 }
 
 func (x *Exports) jobsIn(ctx context.Context, status string) ([]string, error) {

@@ -72,7 +72,9 @@ func TestExportCrash(t *testing.T) {
 }
 
 // caseOf gives access to a job's items.
-func caseOf(f *exportFixture, v *app.ExportView) *productionCase { return &productionCase{f: f, view: v} }
+func caseOf(f *exportFixture, v *app.ExportView) *productionCase {
+	return &productionCase{f: f, view: v}
+}
 
 func openURL(t *testing.T, url string) *database.DB {
 	t.Helper()
@@ -119,6 +121,6 @@ func runExportChild(t *testing.T) {
 	db, err := database.Open(os.Getenv(exportChildDB))
 	require.NoError(t, err)
 	f := openExportFixture(t, db, os.Getenv(exportChildDir), crashConfig)
-	f.slow.pause = exportCrashPause
+	f.slow.pause.Store(int64(exportCrashPause))
 	require.NoError(t, f.x.Run(context.Background()))
 }

@@ -35,15 +35,15 @@ type exportFixture struct {
 // runs long enough to be cancelled or deleted while it runs. It counts the reads.
 type slowArchive struct {
 	*archive.Archive
-	pause time.Duration
+	pause atomic.Int64 // a time.Duration
 	reads atomic.Int64
 }
 
 func (s *slowArchive) ReadDocument(ctx context.Context, tenant string, id int64) (*archive.Document, error) {
 	s.reads.Add(1)
-	if s.pause > 0 {
+	if pause := time.Duration(s.pause.Load()); pause > 0 {
 		select {
-		case <-time.After(s.pause):
+		case <-time.After(pause):
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -154,4 +154,31 @@ func int64Ptr(n int64) *int64 { return &n }
 // request is a request for ids on prefix with the defaults.
 func request(prefix string, ids []int64) export.Request {
 	return export.Request{BatesPrefix: strPtr(prefix), EmailIDs: ids}
+}
+
+// rows reads every row of a query as comparable values.
+func (f *exportFixture) rows(q string) [][]any {
+	f.t.Helper()
+	rows, err := f.db.Query(q)
+	require.NoError(f.t, err)
+	defer rows.Close()
+	cols, err := rows.Columns()
+	require.NoError(f.t, err)
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(f.t, rows.Scan(ptrs...))
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				vals[i] = string(b)
+			}
+		}
+		out = append(out, vals)
+	}
+	require.NoError(f.t, rows.Err())
+	return out
 }

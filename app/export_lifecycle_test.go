@@ -40,7 +40,7 @@ func TestExportCancelAndDelete(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newExportFixture(t, d, app.ExportsConfig{ProgressItems: 5, ProgressInterval: 20 * time.Millisecond})
 		mail := f.archiveMail("acme", generated(200))
-		f.slow.pause = 3 * time.Millisecond
+		f.slow.pause.Store(int64(3 * time.Millisecond))
 		long := request("CXL", mail)
 		long.Workers = intPtr(1)
 		running := f.createExport("acme", long)
@@ -64,7 +64,7 @@ func TestExportCancelAndDelete(t *testing.T) {
 		assert.ErrorIs(t, err, domain.ErrInvalidTransition, "cancel of a cancelled job")
 		assert.Equal(t, export.StatusCancelled, f.awaitExport("acme", running.JobID, export.StatusCancelled).Status, "the run records nothing after the cancel")
 
-		f.slow.pause = 0
+		f.slow.pause.Store(0)
 		done := f.createExport("acme", request("CXL", mail[:20]))
 		assert.Equal(t, running.BatesStart+int64(len(mail)), done.BatesStart, "the cancelled job's numbers stay consumed")
 		f.awaitExport("acme", done.JobID, export.StatusCompleted)

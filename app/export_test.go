@@ -26,6 +26,7 @@ import (
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/domain/export"
+	"github.com/mailledger/mailledger/projections"
 )
 
 // productionCase is an export of the corpus with every option on, and what the test
@@ -63,7 +64,22 @@ func TestExportCorpusEveryOption(t *testing.T) {
 		c.checkDAT(rows)
 		c.checkRows(rows)
 		c.checkLedger()
+		c.checkRebuild()
 	})
+}
+
+// checkRebuild: replaying the ledger gives the eDiscovery tables the same rows.
+func (c *productionCase) checkRebuild() {
+	tables := projections.Export{}.Tables()
+	live := map[string][][]any{}
+	for _, table := range tables {
+		live[table] = c.f.rows(`SELECT * FROM ` + table + ` ORDER BY 1`)
+	}
+	_, err := projections.Rebuild(c.f.ctx, c.f.store, nil)
+	require.NoError(c.f.t, err)
+	for _, table := range tables {
+		assert.Equal(c.f.t, live[table], c.f.rows(`SELECT * FROM `+table+` ORDER BY 1`), "%s after a rebuild", table)
+	}
 }
 
 // archive stores the corpus and generated mail in acme, a message in globex, erases some

@@ -11,7 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/mailledger/mailledger/database"
 )
@@ -192,14 +195,22 @@ func (c ProductionConfig) validate() error {
 	return nil
 }
 
+// productionWriters is how many files of a production are written at once: creating a
+// file costs a synchronous trip through the file system's journal, so a few in parallel
+// keep the single writer of the load files busy.
+const productionWriters = 4
+
 // Production writes one job's files. It is not safe for concurrent use: one goroutine
-// adds the documents, in Bates order.
+// adds the documents, in Bates order; their files are written by a few goroutines of its
+// own, at most productionWriters at a time.
 type Production struct {
-	dir   string
-	root  *os.Root
-	cfg   ProductionConfig
-	loads []*loadWriter
-	dirs  map[string]bool // folders made so far
+	dir    string
+	root   *os.Root
+	cfg    ProductionConfig
+	loads  []*loadWriter
+	dirs   map[string]bool // folders made so far
+	writes errgroup.Group
+	failed atomic.Pointer[error] // the first failed file write
 }
 
 // CreateProduction starts a production in an empty job directory (whatever an earlier,
@@ -223,8 +234,9 @@ func CreateProduction(root, tenant, jobID string, cfg ProductionConfig) (*Produc
 		return nil, err
 	}
 	p := &Production{dir: dir, root: r, cfg: cfg, dirs: map[string]bool{}}
+	p.writes.SetLimit(productionWriters)
 	if err := p.openLoadFiles(); err != nil {
-		p.Abort()
+		_ = p.Abort()
 		return nil, err
 	}
 	return p, nil
@@ -262,9 +274,13 @@ func (p *Production) BatesID(number int64) string {
 }
 
 // Add writes one document as Bates number: its native, text and attachment files (as
-// configured) and its load-file rows. It returns the document's Bates id. Any error
-// leaves the production unusable.
+// configured; they are written in the background, Close waits for them) and its
+// load-file rows. It returns the document's Bates id. Any error, an earlier file write's
+// included, leaves the production unusable.
 func (p *Production) Add(number int64, doc *Document) (string, error) {
+	if err := p.failed.Load(); err != nil {
+		return "", *err
+	}
 	id := p.BatesID(number)
 	folder := ""
 	if p.cfg.ByCustodian {
@@ -295,8 +311,8 @@ func (p *Production) Add(number int64, doc *Document) (string, error) {
 	return id, p.writeRows(e.rows(p.cfg))
 }
 
-// write stores data as dir/name under the custodian folder (when there is one) and
-// returns its path relative to the job directory, with "/".
+// write stores data as dir/name under the custodian folder (when there is one), in the
+// background, and returns its path relative to the job directory, with "/".
 func (p *Production) write(folder, dir, name string, data []byte) (string, error) {
 	rel := path.Join(folder, dir)
 	if !p.dirs[rel] {
@@ -306,9 +322,14 @@ func (p *Production) write(folder, dir, name string, data []byte) (string, error
 		p.dirs[rel] = true
 	}
 	rel = path.Join(rel, name)
-	if err := p.root.WriteFile(rel, data, 0o640); err != nil {
-		return "", fmt.Errorf("write %s: %w", rel, err)
-	}
+	p.writes.Go(func() error {
+		if err := p.root.WriteFile(rel, data, 0o640); err != nil {
+			err = fmt.Errorf("write %s: %w", rel, err)
+			p.failed.CompareAndSwap(nil, &err)
+			return err
+		}
+		return nil
+	})
 	return rel, nil
 }
 
@@ -323,10 +344,11 @@ func (p *Production) writeRows(rows [][]string) error {
 	return nil
 }
 
-// Close finishes the load files and returns the SHA-256 (hex) of each, by file name.
+// Close waits for the file writes, finishes the load files and returns the SHA-256 (hex)
+// of each, by file name.
 func (p *Production) Close() (map[string]string, error) {
 	hashes := map[string]string{}
-	var errs []error
+	errs := []error{p.writes.Wait()}
 	for _, w := range p.loads {
 		sum, err := w.close()
 		errs = append(errs, err)
@@ -340,8 +362,10 @@ func (p *Production) Close() (map[string]string, error) {
 	return hashes, nil
 }
 
-// Abort closes the production and removes its directory.
+// Abort waits for the file writes in flight, closes the production and removes its
+// directory.
 func (p *Production) Abort() error {
+	_ = p.writes.Wait()
 	for _, w := range p.loads {
 		_, _ = w.close()
 	}

@@ -14,7 +14,9 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/certificate"
 	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/domain/erasure"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/identity"
 )
@@ -105,6 +107,9 @@ func classify(err error) apiError {
 			Message: "the stored message failed its integrity check; it is not served"}
 	case errors.Is(err, ErrArchiveUnavailable):
 		return apiError{status: http.StatusServiceUnavailable, Code: "archive_unavailable", Message: err.Error()}
+	case errors.Is(err, certificate.ErrPDFUnavailable):
+		return apiError{status: http.StatusServiceUnavailable, Code: "pdf_service_unavailable",
+			Message: "the PDF service is not available; the HTML certificate is"}
 	case isDatabaseDown(err):
 		return apiError{status: http.StatusServiceUnavailable, Code: "database_unavailable", Message: "the database does not answer; nothing was changed"}
 	}
@@ -125,6 +130,11 @@ func classifyClientError(err error) (apiError, bool) {
 			Message: "too many failed logins; try again in a minute"}, true
 	case errors.Is(err, ErrForbidden):
 		return apiError{status: http.StatusForbidden, Code: "forbidden", Message: "not allowed"}, true
+	case errors.Is(err, erasure.ErrDistinctApprover):
+		return apiError{status: http.StatusForbidden, Code: "distinct_approver_required",
+			Message: "the creator of an erasure request may not approve it (GDPR_DISTINCT_APPROVER)"}, true
+	case errors.Is(err, app.ErrCertificateNotAvailable):
+		return apiError{status: http.StatusConflict, Code: "certificate_not_available", Message: err.Error()}, true
 	case errors.Is(err, eventstore.ErrNotFound), errors.Is(err, app.ErrNotFound), errors.Is(err, archive.ErrNotFound):
 		return apiError{status: http.StatusNotFound, Code: "not_found", Message: err.Error()}, true
 	case errors.As(err, &te):

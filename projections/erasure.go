@@ -110,9 +110,21 @@ func setRequest(ctx context.Context, tx *database.Tx, requestID, set string, arg
 		return err
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
-		return fmt.Errorf("request %s has no row", requestID)
+		return requireRequestRow(ctx, tx, requestID)
 	}
 	return nil
+}
+
+// requireRequestRow fails unless the request has a row. MySQL counts changed rows, not
+// matched ones, so an update that sets the values already there (a second
+// assessment_started while assessing) affects 0 rows of an existing request.
+func requireRequestRow(ctx context.Context, tx *database.Tx, requestID string) error {
+	var one int
+	err := tx.QueryRow(ctx, `SELECT 1 FROM gdpr_requests WHERE request_id = ?`, requestID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("request %s has no row", requestID)
+	}
+	return err
 }
 
 // completeRequest records the completion and the certificate hash, which commits to the

@@ -8,18 +8,30 @@ import (
 	"github.com/mailledger/mailledger/eventstore"
 )
 
+// backgroundWork is what serve runs besides the checkpointer: the erasure consumers and
+// the purge schedule.
+type backgroundWork struct {
+	erasure *app.Erasure
+	purger  *app.Purger
+}
+
 // startBackground starts the work that follows the ledger: the consumers of
-// app.Background (a watermill Router over the ledger, whose metrics go to svc.reg) and
-// the app.Checkpointer that signs checkpoints every MAILLEDGER_CHECKPOINT_EVERY events
-// and MAILLEDGER_CHECKPOINT_INTERVAL. It is the one place where serve wires background
-// work; consumers are added here with bg.AddHandler before Run. It returns the function
-// that stops everything and waits until the consumers have saved their offsets.
-func startBackground(ctx context.Context, svc *service, store *eventstore.Store, signer *eventstore.Signer) (func() error, error) {
+// app.Background (a watermill Router over the ledger, whose metrics go to svc.reg: the
+// erasure assessor and executor), the app.Checkpointer that signs checkpoints every
+// MAILLEDGER_CHECKPOINT_EVERY events and MAILLEDGER_CHECKPOINT_INTERVAL, and the purge
+// schedule every MAILLEDGER_PURGE_INTERVAL (none when 0). It is the one place where serve
+// wires background work; consumers are added here with bg.AddHandler before Run. It
+// returns the function that stops everything and waits until the consumers have saved
+// their offsets.
+func startBackground(ctx context.Context, svc *service, store *eventstore.Store, signer *eventstore.Signer, work backgroundWork) (func() error, error) {
 	bg, err := app.NewBackground(store, app.BackgroundConfig{
 		Logger: svc.logger, Registerer: svc.reg, CloseTimeout: shutdownTimeout,
 	})
 	if err != nil {
 		return nil, err
+	}
+	if work.erasure != nil {
+		work.erasure.Register(bg)
 	}
 	checkpointer, err := app.NewCheckpointer(store, signer, app.CheckpointerConfig{
 		Every: svc.cfg.CheckpointEvery, Interval: svc.cfg.CheckpointInterval, Logger: svc.logger,
@@ -27,9 +39,22 @@ func startBackground(ctx context.Context, svc *service, store *eventstore.Store,
 	if err != nil {
 		return nil, err
 	}
+	runs := map[string]func(context.Context) error{"consumers": bg.Run, "checkpointer": checkpointer.Run}
+	if svc.cfg.PurgeInterval > 0 && work.purger != nil {
+		schedule := &purgeSchedule{pass: work.purger.RunOnce, interval: svc.cfg.PurgeInterval, logger: svc.logger}
+		runs["purge schedule"] = schedule.Run
+	} else {
+		svc.logger.Info("purge schedule off (MAILLEDGER_PURGE_INTERVAL=0): run `mailledger purge`")
+	}
+	return runAll(ctx, svc, runs), nil
+}
+
+// runAll runs each of runs in its own goroutine until the returned stop function is
+// called; stop cancels them and waits for all.
+func runAll(ctx context.Context, svc *service, runs map[string]func(context.Context) error) func() error {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan error, 2)
-	for name, run := range map[string]func(context.Context) error{"consumers": bg.Run, "checkpointer": checkpointer.Run} {
+	done := make(chan error, len(runs))
+	for name, run := range runs {
 		go func() {
 			err := run(ctx)
 			if err != nil && ctx.Err() == nil {
@@ -40,6 +65,10 @@ func startBackground(ctx context.Context, svc *service, store *eventstore.Store,
 	}
 	return func() error {
 		cancel()
-		return errors.Join(<-done, <-done)
-	}, nil
+		var errs []error
+		for range runs {
+			errs = append(errs, <-done)
+		}
+		return errors.Join(errs...)
+	}
 }

@@ -32,6 +32,8 @@ commands:
                          create a user (exit 1 if the name is taken)
   verify                 re-hash the whole ledger; exit 1 naming the first bad position
   projections rebuild    empty every projection table and replay the ledger into it
+  purge                  one purge pass: delete the files of mail past retention (erased
+                         mail included) that no legal hold keeps, record it in the ledger
   verify-certificate FILE --public-key KEY
                          check an erasure certificate bundle offline (no database)
   help                   show this text
@@ -50,6 +52,9 @@ configuration (environment; docs/contract.md §1):
   MAILLEDGER_CHECKPOINT_EVERY    sign a checkpoint after this many events (1000)
   MAILLEDGER_CHECKPOINT_INTERVAL ... or at least this often (60s)
   LOG_LEVEL                      debug, info, warn or error (info)
+  GDPR_DISTINCT_APPROVER         1: an erasure request's creator may not approve it; 0: may (1)
+  PDFSERVICE_URL                 Gotenberg-compatible PDF service for certificates (unset: PDF answers 503)
+  MAILLEDGER_PURGE_INTERVAL      serve's purge schedule, e.g. 1h; 0 turns it off (1h)
 `
 
 // exitError carries the exit code of a failed command.
@@ -115,6 +120,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return env.userCommand(ctx, rest)
 	case "verify":
 		return env.noArgs(ctx, cmd, rest, env.verify)
+	case "purge":
+		return env.noArgs(ctx, cmd, rest, env.purge)
 	case "projections":
 		if len(rest) == 1 && rest[0] == "rebuild" {
 			return env.rebuildProjections(ctx)

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/handlers"
@@ -147,17 +148,32 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	application, err := app.New(store, signer, app.WithArchive(arc))
+	application, err := newApplication(svc.cfg, store, signer, arc)
 	if err != nil {
 		return nil, err
 	}
-	stop, err := startBackground(ctx, svc, store, signer)
+	purger, err := app.NewPurger(store, arc, nil)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := startBackground(ctx, svc, store, signer, backgroundWork{erasure: application.Erasure, purger: purger})
 	if err != nil {
 		return nil, err
 	}
 	svc.api.Attach(application)
 	svc.logger.Info("ready", "dialect", string(svc.db.Dialect), "ledger_size", head.Size, "ledger_head", head.ChainHash.String())
 	return stop, nil
+}
+
+// newApplication wires the use cases: the archive, the erasure workflow
+// (GDPR_DISTINCT_APPROVER) and the certificates (PDFSERVICE_URL).
+func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.Signer, arc *archive.Archive) (*app.Application, error) {
+	opts := []app.Option{app.WithArchive(arc),
+		app.WithErasureOptions(app.WithDistinctApprover(cfg.DistinctApprover))}
+	if cfg.PDFServiceURL != "" {
+		opts = append(opts, app.WithCertificatesOptions(app.WithPDFService(cfg.PDFServiceURL)))
+	}
+	return app.New(store, signer, opts...)
 }
 
 // shutdown lets in-flight requests finish, then stops the background consumers.
