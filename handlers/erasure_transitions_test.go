@@ -244,3 +244,38 @@ func (f *gdprFixture) total() int {
 	decode(f.t, raw, &l)
 	return l.Total
 }
+
+// TestExecuteRechecksHolds checks contract §4: a hold placed after approval sends the
+// executed request to blocked (202, nothing erased); once released, the request is
+// assessed, approved and executed again.
+func TestExecuteRechecksHolds(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		f := newGDPRFixture(t, d)
+		ids := f.archiveMail("default", archivetest.Message("late@people.test", []string{"witness@people.test"}, nil, "hello", "hi", day))
+		v := f.create(auditorUser, "late@people.test")
+		f.drain()
+		f.actOK(adminUser, v.RequestID, "approve", "", http.StatusOK)
+		hold := f.placeHold(auditorUser, `{"type":"domain","value":"people.test","reason":"late subpoena"}`)
+		v = f.actOK(auditorUser, v.RequestID, "execute", "", http.StatusAccepted)
+		assert.Equal(t, erasure.StatusBlocked, v.Status)
+		assert.Equal(t, []string{hold}, v.LegalHoldIDs)
+		f.drain()
+		resp, raw := f.get(fmt.Sprintf("/api/v1/messages/%d", ids[0]))
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "nothing was erased: %s", raw)
+		audit := f.audit(auditorUser, v.RequestID)
+		assert.Equal(t, "execution_blocked", audit[len(audit)-1].Action)
+
+		resp, raw = f.postAs(auditorUser, holdsPath+"/"+hold+"/release", "")
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", raw)
+		f.actOK(auditorUser, v.RequestID, "assess", "", http.StatusAccepted)
+		f.drain()
+		f.actOK(adminUser, v.RequestID, "approve", "", http.StatusOK)
+		f.actOK(adminUser, v.RequestID, "execute", "", http.StatusAccepted)
+		f.drain()
+		v = f.request(auditorUser, v.RequestID)
+		assert.Equal(t, erasure.StatusCompleted, v.Status)
+		assert.Equal(t, 1, v.DeletedCount)
+		resp, _ = f.get(fmt.Sprintf("/api/v1/messages/%d", ids[0]))
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	})
+}

@@ -38,6 +38,8 @@ type importResult struct {
 	report     archive.ImportReport
 	importTime time.Duration
 	copyTime   time.Duration
+	importCPU  cpuTime // this process's CPU time during the import (the servers' not included)
+	copyCPU    cpuTime
 	files      int
 	bytes      int64
 }
@@ -95,7 +97,10 @@ func runImport(ctx context.Context, cfg *config, d database.Dialect, rep replica
 	defer db.Close()
 	res.version, res.durability = db.Version, benchenv.Durability(ctx, db.DB)
 	copyDir := filepath.Join(work, "copy-"+string(d))
-	if res.copyTime, err = plainCopy(rep.files, copyDir, copyWorkers(cfg)); err != nil {
+	cpu := processCPU()
+	res.copyTime, err = plainCopy(rep.files, copyDir, copyWorkers(cfg))
+	res.copyCPU = processCPU().sub(cpu)
+	if err != nil {
 		return res, fmt.Errorf("plain copy: %w", err)
 	}
 	if err := os.RemoveAll(copyDir); err != nil {
@@ -107,9 +112,9 @@ func runImport(ctx context.Context, cfg *config, d database.Dialect, rep replica
 	if err != nil {
 		return res, err
 	}
-	start := time.Now()
+	start, cpu := time.Now(), processCPU()
 	res.report, err = im.Import(ctx, importTenant, []string{rep.dir})
-	res.importTime = time.Since(start)
+	res.importTime, res.importCPU = time.Since(start), processCPU().sub(cpu)
 	if err != nil {
 		return res, err
 	}
@@ -209,10 +214,10 @@ func printCorpus(out io.Writer, cfg *config, seeds []seed, skipped []skippedFile
 
 func printImport(out io.Writer, cfg *config, r importResult) {
 	fmt.Fprintf(out, "import, %s: %s; %s\n", r.dialect, r.version, r.durability)
-	fmt.Fprintf(out, "  %-11s %6s %8s %9s %8s\n", "", "files", "time", "msg/s", "MB/s")
-	fmt.Fprintf(out, "  %-11s %6d %8s %9.0f %8.1f\n", "plain copy", r.files, r.copyTime.Round(time.Millisecond), r.copyRate(), r.copyMBs())
-	fmt.Fprintf(out, "  %-11s %6d %8s %9.0f %8.1f   (%s)\n", "import", r.report.Imported, r.importTime.Round(time.Millisecond),
-		r.importRate(), r.importMBs(), r.report.Summary())
+	fmt.Fprintf(out, "  %-11s %6s %8s %9s %8s  %s\n", "", "files", "time", "msg/s", "MB/s", "CPU of this process (user+sys)")
+	fmt.Fprintf(out, "  %-11s %6d %8s %9.0f %8.1f  %s\n", "plain copy", r.files, r.copyTime.Round(time.Millisecond), r.copyRate(), r.copyMBs(), r.copyCPU)
+	fmt.Fprintf(out, "  %-11s %6d %8s %9.0f %8.1f  %s   (%s)\n", "import", r.report.Imported, r.importTime.Round(time.Millisecond),
+		r.importRate(), r.importMBs(), r.importCPU, r.report.Summary())
 	fmt.Fprintf(out, "  import / plain copy = %.2f; goal >= %d msg/s: %s\n\n", r.importRate()/r.copyRate(), goalImportRate,
 		benchenv.Met(r.importRate() >= goalImportRate))
 }
