@@ -142,6 +142,8 @@ func mysqlDSN(dsn string) (Dialect, string, string, error) {
 	// Several statements in one round trip (the ledger's append writes); arguments are
 	// always bound through placeholders.
 	cfg.MultiStatements = true
+	// RowsAffected counts matched rows, as on PostgreSQL and SQLite, not changed ones.
+	cfg.ClientFoundRows = true
 	return MySQL, "mysql", cfg.FormatDSN(), nil
 }
 
