@@ -20,7 +20,7 @@ import (
 func testProjectionsRebuild(t *testing.T, newDB Factory) {
 	f := newFixture(t, newDB, eventstore.Options{Projectors: projections.All()})
 	f.append(stream("a"), eventstore.NoStream, numbered(1, 3)...)
-	f.append(eventstore.Stream{ID: "b", Type: "export_job", TenantID: "tenant-b"}, eventstore.NoStream, numbered(4, 1)...)
+	f.append(eventstore.Stream{ID: "b", Type: "test_job", TenantID: "tenant-b"}, eventstore.NoStream, numbered(4, 1)...)
 	f.append(stream("a"), 3, numbered(5, 2)...)
 	f.grow(40)
 	tables := projectionTables()
