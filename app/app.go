@@ -23,7 +23,11 @@ type Application struct {
 	Erasure *Erasure
 	// Certificates issues the erasure certificates (HTML, PDF, bundle).
 	Certificates *Certificates
-	store        *eventstore.Store
+	// Exports runs the eDiscovery exports; nil unless the Application was built with the
+	// archive and WithExports, and the eDiscovery routes then answer 503. Its jobs run
+	// only while Exports.Run runs (serve's background work).
+	Exports *Exports
+	store   *eventstore.Store
 }
 
 // Option adds an optional part to the Application.
@@ -33,6 +37,7 @@ type options struct {
 	archive      *archive.Archive
 	erasure      []ErasureOption
 	certificates []CertificatesOption
+	exports      *ExportsConfig
 }
 
 // WithArchive gives the Application the email archive, which Messages reads and Erasure
@@ -49,6 +54,12 @@ func WithErasureOptions(opts ...ErasureOption) Option {
 // WithCertificatesOptions configures the certificates (WithPDFService).
 func WithCertificatesOptions(opts ...CertificatesOption) Option {
 	return func(o *options) { o.certificates = append(o.certificates, opts...) }
+}
+
+// WithExports gives the Application the eDiscovery exports, configured by cfg (DIR_EXPORT
+// and the EDISCOVERY_* limits); they read the archive of WithArchive, which they need.
+func WithExports(cfg ExportsConfig) Option {
+	return func(o *options) { o.exports = &cfg }
 }
 
 // New returns the Application over store, signing checkpoints with signer.
@@ -70,15 +81,32 @@ func New(store *eventstore.Store, signer *eventstore.Signer, opts ...Option) (*A
 		return nil, err
 	}
 	a := &Application{Ledger: ledger, LegalHolds: holds, Certificates: certs, store: store}
-	if o.archive != nil {
-		if a.Messages, err = NewMessages(o.archive, store); err != nil {
-			return nil, err
-		}
-		if a.Erasure, err = NewErasure(store, o.archive, o.erasure...); err != nil {
-			return nil, err
-		}
+	if err := a.addArchiveUses(store, o); err != nil {
+		return nil, err
 	}
 	return a, nil
+}
+
+// addArchiveUses adds the use cases that read the archive: Messages, Erasure and, with
+// WithExports, Exports.
+func (a *Application) addArchiveUses(store *eventstore.Store, o options) error {
+	if o.archive == nil {
+		if o.exports != nil {
+			return errors.New("app: exports need the archive (WithArchive)")
+		}
+		return nil
+	}
+	var err error
+	if a.Messages, err = NewMessages(o.archive, store); err != nil {
+		return err
+	}
+	if a.Erasure, err = NewErasure(store, o.archive, o.erasure...); err != nil {
+		return err
+	}
+	if o.exports != nil {
+		a.Exports, err = NewExports(store, o.archive, *o.exports)
+	}
+	return err
 }
 
 // TenantOf returns the tenant of a user of domain: the domain itself in multi-tenant mode

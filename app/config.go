@@ -63,6 +63,9 @@ type Config struct {
 	// Zero disables the schedule (run `mailledger purge` instead); ConfigFromEnv uses
 	// DefaultPurgeInterval when the variable is unset.
 	PurgeInterval time.Duration
+	// Exports is DIR_EXPORT (default $MAILLEDGER_DATA_DIR/export) and the
+	// EDISCOVERY_* limits, read by ExportsConfigFromEnv; its Logger stays nil.
+	Exports ExportsConfig
 }
 
 // Credentials are a user name and password from the environment.
@@ -134,7 +137,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		problems = append(problems, err)
 	}
 	c.setDefaults()
-	problems = append(problems, c.Validate())
+	c.Exports, err = ExportsConfigFromEnv(getenv, c.DataDir) // validated there
+	c.Exports.Logger = nil
+	problems = append(problems, err, c.validateService())
 	return c, errors.Join(problems...)
 }
 
@@ -178,7 +183,10 @@ func (c *Config) setDefaults() {
 }
 
 // Validate checks the configuration and joins every problem it finds.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return errors.Join(c.validateService(), c.Exports.Validate()) }
+
+// validateService checks everything but the exports.
+func (c Config) validateService() error {
 	var problems []error
 	bad := func(format string, args ...any) {
 		problems = append(problems, fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...))
@@ -244,6 +252,10 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("gdpr_distinct_approver", c.DistinctApprover),
 		slog.String("pdfservice_url", redactURL(c.PDFServiceURL)),
 		slog.String("purge_interval", c.PurgeInterval.String()),
+		slog.String("dir_export", c.Exports.Dir),
+		slog.Int("ediscovery_max_global_exports", c.Exports.MaxGlobal),
+		slog.Int("ediscovery_max_tenant_exports", c.Exports.MaxTenant),
+		slog.Int("ediscovery_workers", c.Exports.Workers),
 	)
 }
 

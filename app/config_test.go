@@ -31,6 +31,8 @@ func TestConfigDefaults(t *testing.T) {
 		LogLevel:           slog.LevelInfo,
 		DistinctApprover:   true,
 		PurgeInterval:      time.Hour,
+		Exports: app.ExportsConfig{Dir: "data/export", MaxGlobal: 3, MaxTenant: 1, Workers: 4,
+			ProgressItems: 500, ProgressInterval: time.Second},
 	}, c)
 	assert.True(t, c.BootstrapAdmin.IsZero())
 	assert.Equal(t, "data/keys", c.KeyDir())

@@ -85,7 +85,7 @@ func (a *Archive) Prepare(in Incoming) (*Prepared, error) {
 		return nil, err
 	}
 	msg.addEnvelope(in.Envelope)
-	sealed, err := a.keys.Seal(in.Tenant, in.Raw)
+	sealed, err := a.keys.sealDigest(in.Tenant, in.Raw, msg.Digest)
 	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}

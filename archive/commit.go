@@ -2,9 +2,7 @@ package archive
 
 import (
 	"context"
-	"database/sql"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -16,6 +14,10 @@ import (
 // fileWriters bounds the parallel file writes of one commit.
 const fileWriters = 4
 
+// maxDigestsPerQuery bounds the IN list of the duplicate check, well below every
+// driver's placeholder limit.
+const maxDigestsPerQuery = 500
+
 // Commit stores a batch of prepared messages in one transaction: duplicates (same tenant
 // and SHA-256, in the archive or earlier in the batch) are recognised and not stored
 // again; new messages get their metadata, recipient, attachment and search rows, and
@@ -25,21 +27,22 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 	results := make([]Result, len(batch))
 	err := a.db.InTx(ctx, func(tx *database.Tx) error {
 		var writes []fileWrite
-		seen := map[string]int64{}
+		seen, err := existingDigests(ctx, tx, batch)
+		if err != nil {
+			return err
+		}
 		for i, p := range batch {
-			key := p.In.Tenant + "\x00" + hex.EncodeToString(p.Msg.Digest[:])
+			key := digestKey(p.In.Tenant, hex.EncodeToString(p.Msg.Digest[:]))
 			if id, dup := seen[key]; dup {
 				results[i] = Result{ID: id, Duplicate: true}
 				continue
 			}
-			res, err := a.commitOne(ctx, tx, p)
+			id, err := a.commitOne(ctx, tx, p)
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.In.Source, err)
 			}
-			results[i], seen[key] = res, res.ID
-			if !res.Duplicate {
-				writes = append(writes, fileWrite{key: MessageKey(p.In.Tenant, res.ID), data: p.Sealed})
-			}
+			results[i], seen[key] = Result{ID: id}, id
+			writes = append(writes, fileWrite{key: MessageKey(p.In.Tenant, id), data: p.Sealed})
 		}
 		return a.writeFiles(ctx, writes)
 	})
@@ -63,29 +66,63 @@ func (a *Archive) writeFiles(ctx context.Context, writes []fileWrite) error {
 	return g.Wait()
 }
 
-func (a *Archive) commitOne(ctx context.Context, tx *database.Tx, p *Prepared) (Result, error) {
-	digest := hex.EncodeToString(p.Msg.Digest[:])
-	var id int64
-	err := tx.QueryRow(ctx, `SELECT id FROM metadata WHERE tenant_id = ? AND digest = ?`, p.In.Tenant, digest).Scan(&id)
-	if err == nil {
-		return Result{ID: id, Duplicate: true}, nil
+func digestKey(tenant, digest string) string { return tenant + "\x00" + digest }
+
+// existingDigests finds the messages of the batch that their tenant already has: one
+// query per tenant (and per maxDigestsPerQuery digests) rather than one per message,
+// which also keeps a cached plan made on a still empty table from scanning it once per
+// message. It returns their ids by digestKey.
+func existingDigests(ctx context.Context, tx *database.Tx, batch []*Prepared) (map[string]int64, error) {
+	byTenant := map[string][]any{}
+	for _, p := range batch {
+		byTenant[p.In.Tenant] = append(byTenant[p.In.Tenant], hex.EncodeToString(p.Msg.Digest[:]))
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return Result{}, err
+	found := map[string]int64{}
+	for tenant, digests := range byTenant {
+		for start := 0; start < len(digests); start += maxDigestsPerQuery {
+			chunk := digests[start:min(start+maxDigestsPerQuery, len(digests))]
+			if err := findDigests(ctx, tx, tenant, chunk, found); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if id, err = a.insertMetadata(ctx, tx, p, digest); err != nil {
-		return Result{}, err
+	return found, nil
+}
+
+func findDigests(ctx context.Context, tx *database.Tx, tenant string, digests []any, found map[string]int64) error {
+	q := `SELECT digest, id FROM metadata WHERE tenant_id = ? AND digest IN (` + strings.TrimSuffix(strings.Repeat("?,", len(digests)), ",") + `)`
+	rows, err := tx.Query(ctx, q, append([]any{tenant}, digests...)...)
+	if err != nil {
+		return fmt.Errorf("check duplicates: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var digest string
+		var id int64
+		if err := rows.Scan(&digest, &id); err != nil {
+			return err
+		}
+		found[digestKey(tenant, strings.TrimSpace(digest))] = id
+	}
+	return rows.Err()
+}
+
+// commitOne writes the rows of a message its tenant does not have yet and returns its id.
+func (a *Archive) commitOne(ctx context.Context, tx *database.Tx, p *Prepared) (int64, error) {
+	id, err := a.insertMetadata(ctx, tx, p, hex.EncodeToString(p.Msg.Digest[:]))
+	if err != nil {
+		return 0, err
 	}
 	if err := insertRecipients(ctx, tx, id, p.Msg); err != nil {
-		return Result{}, err
+		return 0, err
 	}
 	if err := insertAttachments(ctx, tx, id, p.Msg.Attachments); err != nil {
-		return Result{}, err
+		return 0, err
 	}
 	if err := a.index.add(ctx, tx, id, p.In.Tenant, p.Msg); err != nil {
-		return Result{}, fmt.Errorf("index: %w", err)
+		return 0, fmt.Errorf("index: %w", err)
 	}
-	return Result{ID: id}, nil
+	return id, nil
 }
 
 const metadataInsert = `INSERT INTO metadata (tenant_id, "from", fromdomain, subject, spam, arrived, sent, retained, deleted, size, attachments, message_id, in_reply_to, refs, digest, bodydigest, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -46,24 +47,34 @@ func affected(tenant string, addrs []string) (string, []any) {
 // joinMetadata joins metadata m to the affected ids a, telling SQLite and MySQL to read a
 // first and look m up by primary key, whatever their statistics say: a tenant can hold
 // millions of messages, of which an erasure touches a few.
-func joinMetadata(d database.Dialect) string {
+func joinMetadata(d database.Dialect) string { return joinOn(d, "metadata m", "m.id = a.id") }
+
+// joinOn joins table (with its alias) on cond, keeping the tables to its left first on
+// SQLite and MySQL (see joinMetadata).
+func joinOn(d database.Dialect, table, cond string) string {
 	switch d {
 	case database.SQLite:
-		return ` CROSS JOIN metadata m ON m.id = a.id `
+		return ` CROSS JOIN ` + table + ` ON ` + cond + ` `
 	case database.MySQL:
-		return ` STRAIGHT_JOIN metadata m ON m.id = a.id `
+		return ` STRAIGHT_JOIN ` + table + ` ON ` + cond + ` `
 	}
-	return ` JOIN metadata m ON m.id = a.id `
+	return ` JOIN ` + table + ` ON ` + cond + ` `
 }
 
-// holdCovers is true when hold h covers message m: an address hold on its sender or one
-// of its recipients, or a domain hold on the domain of any of them. The type and status
-// names are those of domain/legalhold.
-const holdCovers = `((h.type = 'address' AND (h.value = m."from" OR EXISTS (SELECT 1 FROM rcpt hr WHERE hr.id = m.id AND hr."to" = h.value)))` +
-	` OR (h.type = 'domain' AND (h.value = m.fromdomain OR EXISTS (SELECT 1 FROM rcpt hr WHERE hr.id = m.id AND hr.todomain = h.value))))`
+// underActiveHold is true when an active hold of m's tenant covers message m: an address
+// hold on its sender or one of its recipients (To, Cc, Bcc, envelope), or a domain hold on
+// the domain of any of them. The type and status names are those of domain/legalhold.
+// Each test looks one value up in legal_holds_active (tenant_id, status, type, value), so
+// its cost does not grow with the number of holds (one test per type: SQLite would walk
+// every active hold for "type = … AND value = … OR type = … AND value = …").
+const underActiveHold = `(` + heldValue + `'address' AND h.value = m."from")` +
+	` OR ` + heldValue + `'domain' AND h.value = m.fromdomain)` +
+	` OR EXISTS (SELECT 1 FROM rcpt hr WHERE hr.id = m.id AND (` + heldValue + `'address' AND h.value = hr."to")` +
+	` OR ` + heldValue + `'domain' AND h.value = hr.todomain))))`
 
-// underActiveHold is true when any active hold of m's tenant covers message m.
-const underActiveHold = `EXISTS (SELECT 1 FROM legal_holds h WHERE h.tenant_id = m.tenant_id AND h.status = 'active' AND ` + holdCovers + `)`
+// heldValue opens the test for one active hold of m's tenant; the caller adds its type
+// and value and closes the parenthesis.
+const heldValue = `EXISTS (SELECT 1 FROM legal_holds h WHERE h.tenant_id = m.tenant_id AND h.status = 'active' AND h.type = `
 
 // normalize lower-cases, trims and de-duplicates addresses, dropping empty ones.
 func normalize(addrs []string) []string {
@@ -98,17 +109,22 @@ func (a *Archive) Scope(ctx context.Context, tenant string, addrs []string) (Sco
 
 // BlockingHolds returns the active holds of tenant that cover at least one visible message
 // an erasure of addrs would affect, ordered by id, and a sentence naming them ("" when
-// there are none).
+// there are none). It collects the addresses and domains of the affected messages once
+// (senders and every recipient) and looks the holds up in that set, so its cost grows
+// with the affected messages, not with their number times the number of holds.
 func (a *Archive) BlockingHolds(ctx context.Context, tenant string, addrs []string) ([]Hold, string, error) {
 	addrs = normalize(addrs)
 	if len(addrs) == 0 {
 		return nil, "", nil
 	}
 	from, args := affected(tenant, addrs)
-	q := `SELECT h.id, h.type, h.value FROM legal_holds h WHERE h.tenant_id = ? AND h.status = 'active' AND EXISTS (
-		SELECT 1 FROM ` + from + joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible + ` AND ` + holdCovers + `)
+	q := `WITH am AS (SELECT m.id, m."from", m.fromdomain FROM ` + from + joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible + `),
+		p AS (SELECT am."from" AS address, am.fromdomain AS domain FROM am
+			UNION SELECT r."to", r.todomain FROM am` + joinOn(a.db.Dialect, "rcpt r", "r.id = am.id") + `)
+		SELECT h.id, h.type, h.value FROM legal_holds h WHERE h.tenant_id = ? AND h.status = 'active'
+		AND ((h.type = 'address' AND h.value IN (SELECT address FROM p)) OR (h.type = 'domain' AND h.value IN (SELECT domain FROM p)))
 		ORDER BY h.id`
-	all := append(append([]any{tenant}, args...), tenant)
+	all := append(append(args, tenant), tenant)
 	rows, err := a.db.QueryContext(ctx, a.db.Rebind(q), all...)
 	if err != nil {
 		return nil, "", fmt.Errorf("blocking holds: %w", err)
@@ -160,13 +176,18 @@ type EraseRequest struct {
 // ErrBadErasure means an EraseRequest lacks its tenant, request id or addresses.
 var ErrBadErasure = errors.New("bad erasure")
 
+// erasePageBatches is how many batches' worth of ids Erase reads from the scope at a time.
+const erasePageBatches = 20
+
 // Erase marks every visible message of the request's scope as erased: retained set to
 // the start of the execution day, erased_by set to the request id, and its full-text entry
-// removed, from then on invisible to every read. It works in batches, one transaction
+// removed, from then on invisible to every read. It reads the ids of the scope in pages
+// (in id order, each page after the last) and marks them in batches, one transaction
 // each, so a crash loses at most the batch in flight and a new call resumes where the
 // last one stopped. A message that an active legal hold covers is never touched: every
-// batch checks the holds again inside its transaction. It returns how many messages carry
-// this request's mark at the end, those of earlier interrupted calls included.
+// batch checks its messages again, visible and unheld, inside its transaction. It returns
+// how many messages carry this request's mark at the end, those of earlier interrupted
+// calls included.
 func (a *Archive) Erase(ctx context.Context, r EraseRequest) (int, error) {
 	addrs := normalize(r.Addresses)
 	if r.Tenant == "" || r.RequestID == "" || len(addrs) == 0 {
@@ -177,43 +198,56 @@ func (a *Archive) Erase(ctx context.Context, r EraseRequest) (int, error) {
 		r.Batch = DefaultEraseBatch
 	}
 	day := r.Today.UTC().Truncate(24 * time.Hour)
-	for {
-		n, err := a.eraseBatch(ctx, r, day)
+	for after := int64(0); ; {
+		ids, err := a.scopePage(ctx, r, after, r.Batch*erasePageBatches)
 		if err != nil {
 			return 0, err
 		}
-		if n < r.Batch {
+		for start := 0; start < len(ids); start += r.Batch {
+			if err := a.eraseBatch(ctx, r, ids[start:min(start+r.Batch, len(ids))], day); err != nil {
+				return 0, err
+			}
+		}
+		if len(ids) < r.Batch*erasePageBatches {
 			break
 		}
+		after = ids[len(ids)-1]
 	}
 	return a.ErasedCount(ctx, r.Tenant, r.RequestID)
 }
 
-// eraseBatch marks up to r.Batch messages in one transaction and returns how many.
-func (a *Archive) eraseBatch(ctx context.Context, r EraseRequest, day time.Time) (int, error) {
-	var n int
-	err := a.db.InTx(ctx, func(tx *database.Tx) error {
+// scopePage returns the ids of up to limit visible messages in the request's scope with
+// an id above after, in id order. It takes no lock: the batches check every id again.
+func (a *Archive) scopePage(ctx context.Context, r EraseRequest, after int64, limit int) ([]int64, error) {
+	in := "(" + inList(len(r.Addresses)) + ")"
+	q := `SELECT m.id FROM (SELECT id FROM metadata WHERE tenant_id = ? AND "from" IN ` + in + ` AND id > ?
+		UNION SELECT id FROM rcpt WHERE "to" IN ` + in + ` AND id > ?) a` + joinMetadata(a.db.Dialect) +
+		`WHERE m.tenant_id = ? AND ` + visible + ` ORDER BY m.id LIMIT ?`
+	args := append(append(append(append([]any{r.Tenant}, stringArgs(r.Addresses)...), after), stringArgs(r.Addresses)...), after, r.Tenant, limit)
+	rows, err := a.db.QueryContext(ctx, a.db.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("erasure scope ids: %w", err)
+	}
+	return scanIDs(rows)
+}
+
+// eraseBatch marks, in one transaction, those of ids that are still visible and not
+// under an active hold.
+func (a *Archive) eraseBatch(ctx context.Context, r EraseRequest, ids []int64, day time.Time) error {
+	return a.db.InTx(ctx, func(tx *database.Tx) error {
 		if r.Lock != nil {
 			if err := r.Lock(ctx, tx); err != nil {
 				return err
 			}
 		}
-		ids, err := a.erasableIDs(ctx, tx, r)
-		if err != nil || len(ids) == 0 {
+		q := `SELECT m.id FROM metadata m WHERE m.id IN (` + inList(len(ids)) + `) AND m.tenant_id = ? AND ` + visible +
+			` AND NOT ` + underActiveHold + ` ORDER BY m.id`
+		erasable, err := queryIDs(ctx, tx, q, append(int64Args(ids), r.Tenant)...)
+		if err != nil || len(erasable) == 0 {
 			return err
 		}
-		n = len(ids)
-		return a.markErased(ctx, tx, ids, r.RequestID, day)
+		return a.markErased(ctx, tx, erasable, r.RequestID, day)
 	})
-	return n, err
-}
-
-// erasableIDs returns the next batch of visible, unheld messages in the request's scope.
-func (a *Archive) erasableIDs(ctx context.Context, tx *database.Tx, r EraseRequest) ([]int64, error) {
-	from, args := affected(r.Tenant, r.Addresses)
-	q := `SELECT m.id FROM ` + from + joinMetadata(tx.Dialect) + `WHERE m.tenant_id = ? AND ` + visible +
-		` AND NOT ` + underActiveHold + ` ORDER BY m.id LIMIT ?`
-	return queryIDs(ctx, tx, q, append(args, r.Tenant, r.Batch)...)
 }
 
 func (a *Archive) markErased(ctx context.Context, tx *database.Tx, ids []int64, requestID string, day time.Time) error {
@@ -246,6 +280,11 @@ func queryIDs(ctx context.Context, tx *database.Tx, q string, args ...any) ([]in
 	if err != nil {
 		return nil, err
 	}
+	return scanIDs(rows)
+}
+
+// scanIDs reads a column of ids and closes rows.
+func scanIDs(rows *sql.Rows) ([]int64, error) {
 	defer rows.Close()
 	var ids []int64
 	for rows.Next() {

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -35,20 +36,27 @@ var ErrIntegrity = errors.New("integrity error")
 // ErrUnknownKey means a file was sealed with a key id the keyring does not have.
 var ErrUnknownKey = errors.New("unknown archive key")
 
+// The encoder keeps one state per processor, so that the importer's workers compress at
+// the same time (with one state, EncodeAll calls wait for each other).
 var (
-	zstdEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	zstdEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
 	zstdDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<30))
 )
 
 // Seal compresses and encrypts raw with the keyring's current key.
 func (k *Keyring) Seal(tenant string, raw []byte) ([]byte, error) {
+	return k.sealDigest(tenant, raw, sha256.Sum256(raw))
+}
+
+// sealDigest is Seal for a caller that has already hashed raw (the parser does): digest
+// must be the SHA-256 of raw.
+func (k *Keyring) sealDigest(tenant string, raw []byte, digest [32]byte) ([]byte, error) {
 	id, aead := k.current()
 	header := sealHeader(id)
 	nonce := make([]byte, aead.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, err
 	}
-	digest := sha256.Sum256(raw)
 	compressed := zstdEncoder.EncodeAll(raw, make([]byte, 0, len(raw)/2+64))
 	out := make([]byte, 0, len(header)+len(nonce)+len(compressed)+aead.Overhead())
 	out = append(append(out, header...), nonce...)

@@ -2,11 +2,15 @@
 # bench/run.sh — the benchmarks of docs/performance.md, called by `make bench`.
 #
 # It starts no server: PostgreSQL and MySQL/MariaDB are used where TEST_POSTGRES_URL and
-# TEST_MYSQL_URL point, or at the local servers by default. ledgerbench creates a fresh
-# database on each server (and a fresh SQLite file) for the run and drops it afterwards;
-# a server that cannot be reached is reported as SKIP (a failure under CI=true).
+# TEST_MYSQL_URL point, or at the local servers by default. ledgerbench and archivebench
+# create a fresh database on each server (and fresh SQLite files and directories under
+# $TMPDIR) for the run and drop them afterwards; a server that cannot be reached is
+# reported as SKIP (a failure under CI=true). archivebench reads the shared corpus in
+# place (../shared/corpus, or $MAILLEDGER_CORPUS) and never copies it into the project.
 #
-# Environment: LEDGERBENCH_FLAGS (extra flags, see `go run ./bench/ledgerbench -h`),
+# Environment: LEDGERBENCH_FLAGS and ARCHIVEBENCH_FLAGS (extra flags, see
+# `go run ./bench/ledgerbench -h` and `go run ./bench/archivebench -h`), EXPORTBENCH_FLAGS
+# (`go run ./bench/exportbench -h`; exportbench works on SQLite under $TMPDIR only),
 # BENCHTIME (for the Go benchmarks in bench/, default 1x), GO (default go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,8 +26,19 @@ echo "== ledger append throughput and Verify: go run ./bench/ledgerbench ${LEDGE
 # shellcheck disable=SC2086 # LEDGERBENCH_FLAGS is a list of flags
 $GO run ./bench/ledgerbench ${LEDGERBENCH_FLAGS:-}
 
+echo
+echo "== eDiscovery export and ZIP download (sqlite): go run ./bench/exportbench ${EXPORTBENCH_FLAGS:-}"
+# shellcheck disable=SC2086 # EXPORTBENCH_FLAGS is a list of flags
+$GO run ./bench/exportbench ${EXPORTBENCH_FLAGS:-}
+
 if compgen -G "bench/*_test.go" >/dev/null; then
 	echo
-	echo "== Go benchmarks in bench/: go test -run '^\$' -bench . -benchtime $BENCHTIME ./bench"
+	echo "== Go benchmarks in bench/ (consumer lag): go test -run '^\$' -bench . -benchtime $BENCHTIME ./bench"
 	$GO test -run '^$' -bench . -benchtime "$BENCHTIME" ./bench
 fi
+
+echo
+echo "== archive import throughput and search latency: go run ./bench/archivebench ${ARCHIVEBENCH_FLAGS:-}"
+# shellcheck disable=SC2086 # ARCHIVEBENCH_FLAGS is a list of flags
+$GO run ./bench/archivebench ${ARCHIVEBENCH_FLAGS:-}
+echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

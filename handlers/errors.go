@@ -17,6 +17,7 @@ import (
 	"github.com/mailledger/mailledger/certificate"
 	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/domain/erasure"
+	"github.com/mailledger/mailledger/domain/export"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/identity"
 )
@@ -43,6 +44,8 @@ var (
 	ErrTooManyRequests = errors.New("too many failed logins")
 	// ErrArchiveUnavailable means the application runs without the email archive.
 	ErrArchiveUnavailable = errors.New("the archive is not available")
+	// ErrExportsUnavailable means the application runs without the eDiscovery exports.
+	ErrExportsUnavailable = errors.New("the eDiscovery exports are not available")
 )
 
 // retryAfterSeconds is the Retry-After of a 429: the failed-login window.
@@ -107,6 +110,8 @@ func classify(err error) apiError {
 			Message: "the stored message failed its integrity check; it is not served"}
 	case errors.Is(err, ErrArchiveUnavailable):
 		return apiError{status: http.StatusServiceUnavailable, Code: "archive_unavailable", Message: err.Error()}
+	case errors.Is(err, ErrExportsUnavailable):
+		return apiError{status: http.StatusServiceUnavailable, Code: "exports_unavailable", Message: err.Error()}
 	case errors.Is(err, certificate.ErrPDFUnavailable):
 		return apiError{status: http.StatusServiceUnavailable, Code: "pdf_service_unavailable",
 			Message: "the PDF service is not available; the HTML certificate is"}
@@ -119,6 +124,9 @@ func classify(err error) apiError {
 // classifyClientError maps the errors that are the caller's doing (4xx).
 func classifyClientError(err error) (apiError, bool) {
 	if e, ok := classifyInput(err); ok {
+		return e, true
+	}
+	if e, ok := classifyExport(err); ok {
 		return e, true
 	}
 	var te *domain.TransitionError
@@ -168,6 +176,21 @@ func classifyInput(err error) (apiError, bool) {
 		return apiError{status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "request body is over 1 MiB"}, true
 	case errors.Is(err, ErrInvalidJSON):
 		return apiError{status: http.StatusBadRequest, Code: "invalid_json", Message: err.Error()}, true
+	}
+	return apiError{}, false
+}
+
+// classifyExport maps the eDiscovery errors (contract §6).
+func classifyExport(err error) (apiError, bool) {
+	switch {
+	case errors.Is(err, export.ErrBatesConflict):
+		return apiError{status: http.StatusConflict, Code: "bates_range_conflict",
+			Message: "bates_start_number overlaps Bates numbers already issued for this prefix; use 0 to continue after them"}, true
+	case errors.Is(err, export.ErrNotReady):
+		return apiError{status: http.StatusConflict, Code: "export_not_ready", Message: err.Error()}, true
+	case errors.Is(err, app.ErrProductionMissing):
+		return apiError{status: http.StatusGone, Code: "export_files_missing",
+			Message: "the export is completed but its files are no longer in DIR_EXPORT"}, true
 	}
 	return apiError{}, false
 }

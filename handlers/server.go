@@ -95,6 +95,7 @@ func (s *Server) routes() *mux.Router {
 	s.messageRoutes(api)
 	s.legalHoldRoutes(api)
 	s.erasureRoutes(api)
+	s.ediscoveryRoutes(api)
 	api.NotFoundHandler = correlate(s.logRequests(s.requireApp(s.requireAuth(http.HandlerFunc(s.notFound)))))
 	r.NotFoundHandler = correlate(s.logRequests(http.HandlerFunc(s.notFound)))
 	return r

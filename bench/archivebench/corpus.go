@@ -25,8 +25,8 @@ type skippedFile struct {
 }
 
 // loadCorpus reads every file under dir (README.md and hidden entries excluded, as the
-// importer's directory walk does) and keeps those whose distinct copies the archive's
-// parser accepts.
+// importer's directory walk does) and keeps those that the archive's parser accepts, as
+// they are and as distinct copies.
 func loadCorpus(dir string) ([]seed, []skippedFile, error) {
 	paths, err := corpusFiles(dir)
 	if err != nil {
@@ -41,7 +41,7 @@ func loadCorpus(dir string) ([]seed, []skippedFile, error) {
 			return nil, nil, err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if _, err := parser.Parse(distinctCopy(raw, 0)); err != nil {
+		if err := parsesAsIsAndCopied(parser, raw); err != nil {
 			skipped = append(skipped, skippedFile{name: rel, reason: err})
 			continue
 		}
@@ -51,6 +51,18 @@ func loadCorpus(dir string) ([]seed, []skippedFile, error) {
 		return nil, skipped, fmt.Errorf("no message the parser accepts under %s", dir)
 	}
 	return seeds, skipped, nil
+}
+
+// parsesAsIsAndCopied checks that the parser accepts the file as it is (the header line
+// would make any text look like a message) and a distinct copy of it.
+func parsesAsIsAndCopied(parser *archive.Parser, raw []byte) error {
+	if _, err := parser.Parse(raw); err != nil {
+		return err
+	}
+	if _, err := parser.Parse(distinctCopy(raw, 0)); err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	return nil
 }
 
 func corpusFiles(dir string) ([]string, error) {

@@ -8,18 +8,22 @@ import (
 	"github.com/mailledger/mailledger/eventstore"
 )
 
-// backgroundWork is what serve runs besides the checkpointer: the erasure consumers and
-// the purge schedule.
+// backgroundWork is what serve runs besides the checkpointer: the erasure consumers, the
+// eDiscovery exports (their scheduler consumer and their runs) and the purge schedule.
 type backgroundWork struct {
 	erasure *app.Erasure
+	exports *app.Exports
 	purger  *app.Purger
 }
 
 // startBackground starts the work that follows the ledger: the consumers of
 // app.Background (a watermill Router over the ledger, whose metrics go to svc.reg: the
-// erasure assessor and executor), the app.Checkpointer that signs checkpoints every
-// MAILLEDGER_CHECKPOINT_EVERY events and MAILLEDGER_CHECKPOINT_INTERVAL, and the purge
-// schedule every MAILLEDGER_PURGE_INTERVAL (none when 0). It is the one place where serve
+// erasure assessor and executor, the export scheduler), the export runs (app.Exports.Run:
+// jobs left running by an earlier process are failed at start, pending jobs are admitted
+// within the EDISCOVERY_MAX_* limits, and on stop the running ones end), the
+// app.Checkpointer that signs checkpoints every MAILLEDGER_CHECKPOINT_EVERY events and
+// MAILLEDGER_CHECKPOINT_INTERVAL, and the purge schedule every MAILLEDGER_PURGE_INTERVAL
+// (none when 0). It is the one place where serve
 // wires background work; consumers are added here with bg.AddHandler before Run. It
 // returns the function that stops everything and waits until the consumers have saved
 // their offsets.
@@ -33,6 +37,9 @@ func startBackground(ctx context.Context, svc *service, store *eventstore.Store,
 	if work.erasure != nil {
 		work.erasure.Register(bg)
 	}
+	if work.exports != nil {
+		work.exports.Register(bg)
+	}
 	checkpointer, err := app.NewCheckpointer(store, signer, app.CheckpointerConfig{
 		Every: svc.cfg.CheckpointEvery, Interval: svc.cfg.CheckpointInterval, Logger: svc.logger,
 	})
@@ -40,6 +47,9 @@ func startBackground(ctx context.Context, svc *service, store *eventstore.Store,
 		return nil, err
 	}
 	runs := map[string]func(context.Context) error{"consumers": bg.Run, "checkpointer": checkpointer.Run}
+	if work.exports != nil {
+		runs["exports"] = work.exports.Run
+	}
 	if svc.cfg.PurgeInterval > 0 && work.purger != nil {
 		schedule := &purgeSchedule{pass: work.purger.RunOnce, interval: svc.cfg.PurgeInterval, logger: svc.logger}
 		runs["purge schedule"] = schedule.Run

@@ -73,7 +73,8 @@ func TestUsage(t *testing.T) {
 	for _, cmd := range []string{"serve", "migrate", "import", "user add", "verify", "projections rebuild", "verify-certificate", "purge"} {
 		assert.Contains(t, r.stdout, "  "+cmd+" ")
 	}
-	for _, name := range []string{"GDPR_DISTINCT_APPROVER", "PDFSERVICE_URL", "MAILLEDGER_PURGE_INTERVAL"} {
+	for _, name := range []string{"GDPR_DISTINCT_APPROVER", "PDFSERVICE_URL", "MAILLEDGER_PURGE_INTERVAL", "DIR_EXPORT",
+		"EDISCOVERY_MAX_GLOBAL_EXPORTS", "EDISCOVERY_MAX_TENANT_EXPORTS", "EDISCOVERY_WORKERS"} {
 		assert.Contains(t, r.stdout, "  "+name+" ")
 	}
 	r = runBinary(t, baseEnv(t))

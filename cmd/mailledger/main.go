@@ -55,6 +55,10 @@ configuration (environment; docs/contract.md §1):
   GDPR_DISTINCT_APPROVER         1: an erasure request's creator may not approve it; 0: may (1)
   PDFSERVICE_URL                 Gotenberg-compatible PDF service for certificates (unset: PDF answers 503)
   MAILLEDGER_PURGE_INTERVAL      serve's purge schedule, e.g. 1h; 0 turns it off (1h)
+  DIR_EXPORT                     root of the eDiscovery productions ($MAILLEDGER_DATA_DIR/export)
+  EDISCOVERY_MAX_GLOBAL_EXPORTS  exports running at once in all tenants (3)
+  EDISCOVERY_MAX_TENANT_EXPORTS  exports running at once in one tenant (1)
+  EDISCOVERY_WORKERS             cap of an export's workers, 1 to 32 (4)
 `
 
 // exitError carries the exit code of a failed command.

@@ -148,7 +148,7 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	application, err := newApplication(svc.cfg, store, signer, arc)
+	application, err := newApplication(svc.cfg, store, signer, arc, svc.logger)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,8 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	stop, err := startBackground(ctx, svc, store, signer, backgroundWork{erasure: application.Erasure, purger: purger})
+	stop, err := startBackground(ctx, svc, store, signer, backgroundWork{
+		erasure: application.Erasure, exports: application.Exports, purger: purger})
 	if err != nil {
 		return nil, err
 	}
@@ -166,9 +167,12 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 }
 
 // newApplication wires the use cases: the archive, the erasure workflow
-// (GDPR_DISTINCT_APPROVER) and the certificates (PDFSERVICE_URL).
-func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.Signer, arc *archive.Archive) (*app.Application, error) {
-	opts := []app.Option{app.WithArchive(arc),
+// (GDPR_DISTINCT_APPROVER), the eDiscovery exports (DIR_EXPORT, EDISCOVERY_*; their runs
+// log to logger) and the certificates (PDFSERVICE_URL).
+func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.Signer, arc *archive.Archive, logger *slog.Logger) (*app.Application, error) {
+	exports := cfg.Exports
+	exports.Logger = logger
+	opts := []app.Option{app.WithArchive(arc), app.WithExports(exports),
 		app.WithErasureOptions(app.WithDistinctApprover(cfg.DistinctApprover))}
 	if cfg.PDFServiceURL != "" {
 		opts = append(opts, app.WithCertificatesOptions(app.WithPDFService(cfg.PDFServiceURL)))

@@ -1,0 +1,34 @@
+package app_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/eventstore"
+)
+
+// TestApplicationWithExports: WithExports gives the Application its exports over the
+// archive; without the archive, or with a bad configuration, New refuses; without
+// WithExports there are none.
+func TestApplicationWithExports(t *testing.T) {
+	f := newErasureFixture(t, database.SQLite)
+	key, err := eventstore.LoadOrCreateKey(t.TempDir(), "app-test")
+	require.NoError(t, err)
+	signer, err := eventstore.NewSigner(f.store, key, "app-test")
+	require.NoError(t, err)
+
+	a, err := app.New(f.store, signer, app.WithArchive(f.arc), app.WithExports(app.ExportsConfig{Dir: t.TempDir()}))
+	require.NoError(t, err)
+	assert.NotNil(t, a.Exports)
+	a, err = app.New(f.store, signer, app.WithArchive(f.arc))
+	require.NoError(t, err)
+	assert.Nil(t, a.Exports, "no exports unless asked for")
+	_, err = app.New(f.store, signer, app.WithExports(app.ExportsConfig{Dir: t.TempDir()}))
+	assert.Error(t, err, "exports need the archive")
+	_, err = app.New(f.store, signer, app.WithArchive(f.arc), app.WithExports(app.ExportsConfig{}))
+	assert.ErrorIs(t, err, app.ErrConfig, "no DIR_EXPORT")
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/domain/export"
+	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/projections"
+)
+
+// readResult is one pass over every message by a few goroutines.
+type readResult struct {
+	took  time.Duration
+	cpu   time.Duration // the process's CPU time during the pass
+	n     int
+	bytes int64
+}
+
+// readAll calls one for every id on readers goroutines and times the whole pass.
+func readAll(ctx context.Context, readers int, ids []int64, one func(context.Context, int64) (int, error)) (readResult, error) {
+	var next atomic.Int64
+	var total atomic.Int64
+	errs := make([]error, readers)
+	var wg sync.WaitGroup
+	start, cpu := time.Now(), processCPU()
+	for w := range readers {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(ids)) && errs[w] == nil; i = next.Add(1) - 1 {
+				n, err := one(ctx, ids[i])
+				errs[w] = err
+				total.Add(int64(n))
+			}
+		})
+	}
+	wg.Wait()
+	return readResult{took: time.Since(start), cpu: processCPU() - cpu, n: len(ids), bytes: total.Load()}, errors.Join(errs...)
+}
+
+// decryptOne is the decrypt-only read: the original bytes, integrity checked.
+func (e *benchEnv) decryptOne(ctx context.Context, id int64) (int, error) {
+	raw, err := e.arc.Raw(ctx, tenant, id)
+	return len(raw), err
+}
+
+// documentOne is what an export's worker reads: the original, its metadata and its parse.
+func (e *benchEnv) documentOne(ctx context.Context, id int64) (int, error) {
+	doc, err := e.arc.ReadDocument(ctx, tenant, id)
+	if err != nil {
+		return 0, err
+	}
+	return len(doc.Raw), nil
+}
+
+// exportResult is the timed export and what it produced.
+type exportResult struct {
+	took       time.Duration
+	cpu        time.Duration // the process's CPU time during the export
+	jobID      string
+	status     string
+	processed  int
+	failed     int
+	outputSize int64
+	files      int    // files in the production
+	heapPeak   uint64 // highest HeapInuse sampled during the export
+	rssPeak    uint64 // VmHWM after the export, the peak having been reset just before it
+	rssReset   bool   // whether the reset worked (else rssPeak covers the whole process)
+}
+
+// exporter is the export use cases over the benchmark's archive, with the scheduler
+// consumer and the runs going, as serve runs them.
+type exporter struct {
+	store *eventstore.Store
+	x     *app.Exports
+	stop  func() error
+}
+
+func (e *benchEnv) startExports(ctx context.Context, workers int) (*exporter, error) {
+	store, err := eventstore.New(e.db.DB, eventstore.Options{Projectors: projections.All()})
+	if err != nil {
+		return nil, err
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	x, err := app.NewExports(store, e.arc, app.ExportsConfig{Dir: e.exportDir, Workers: workers, Logger: quiet})
+	if err != nil {
+		return nil, err
+	}
+	bg, err := app.NewBackground(store, app.BackgroundConfig{Logger: quiet})
+	if err != nil {
+		return nil, err
+	}
+	x.Register(bg)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 2)
+	go func() { done <- bg.Run(ctx) }()
+	go func() { done <- x.Run(ctx) }()
+	<-bg.Running()
+	return &exporter{store: store, x: x, stop: func() error {
+		cancel()
+		return errors.Join(<-done, <-done)
+	}}, nil
+}
+
+// request is the benchmark's export: every option that writes files on, both load files.
+func request(ids []int64, workers int) export.Request {
+	on, both, prefix := true, export.FormatBoth, "BENCH"
+	return export.Request{BatesPrefix: &prefix, IncludeNatives: &on, IncludeText: &on, IncludeAttachments: &on,
+		LoadFileFormat: &both, EmailIDs: ids, Workers: &workers}
+}
+
+// runExport creates the job and waits for its end, sampling the heap meanwhile. The time
+// runs from the create call to the moment the job is seen completed (polled every 20 ms:
+// each poll reads the job's configuration, whose 10,000 ids cost about 0.5 ms to decode):
+// it includes the admission by the background consumer, as a client sees it.
+func (e *benchEnv) runExport(ctx context.Context, ex *exporter, workers int) (exportResult, error) {
+	runtime.GC()
+	debug.FreeOSMemory()
+	res := exportResult{rssReset: os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil}
+	stopSampling := sampleHeap(&res.heapPeak)
+	start, cpu := time.Now(), processCPU()
+	v, err := ex.x.Create(ctx, tenant, request(e.ids, workers), domain.Metadata{Actor: "exportbench"})
+	if err != nil {
+		stopSampling()
+		return res, err
+	}
+	for v.Status != export.StatusCompleted && v.Status != export.StatusFailed && v.Status != export.StatusCancelled {
+		time.Sleep(20 * time.Millisecond)
+		if v, err = ex.x.Get(ctx, tenant, v.JobID); err != nil {
+			stopSampling()
+			return res, err
+		}
+	}
+	res.took, res.cpu = time.Since(start), processCPU()-cpu
+	stopSampling()
+	res.rssPeak = procStatus("VmHWM")
+	res.jobID, res.status, res.processed, res.failed = v.JobID, v.Status, v.Processed, v.Failed
+	if v.OutputSize != nil {
+		res.outputSize = *v.OutputSize
+	}
+	if v.Status != export.StatusCompleted {
+		return res, fmt.Errorf("export ended %s: %v", v.Status, v.ErrorMessage)
+	}
+	res.files, err = countFiles(filepath.Join(e.exportDir, tenant, "ediscovery", v.JobID))
+	return res, err
+}
+
+// countFiles counts the regular files under dir.
+func countFiles(dir string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return err
+	})
+	return n, err
+}
+
+// sampleHeap records the highest HeapInuse every 20 ms until the returned function is
+// called.
+func sampleHeap(peak *uint64) func() {
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			*peak = max(*peak, m.HeapInuse)
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(stop); <-done }
+}
+
+// procStatus reads a "kB" field of /proc/self/status, in bytes (0 when unavailable).
+func procStatus(field string) uint64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), ":")
+		if ok && name == field {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb * 1024
+		}
+	}
+	return 0
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/archive/archivetest"
+)
+
+func TestDistinctCopyAddsOneHeaderLine(t *testing.T) {
+	assert.Equal(t, "X-Bench-Copy: 7\r\nSubject: x\r\n\r\nbody\r\n", string(distinctCopy([]byte("Subject: x\r\n\r\nbody\r\n"), 7)))
+	mbox := []byte("From a@example.org Sun Mar  1 10:00:00 2026\nSubject: x\n\nbody\n")
+	got := distinctCopy(mbox, 8)
+	assert.Equal(t, "From a@example.org Sun Mar  1 10:00:00 2026\nX-Bench-Copy: 8\nSubject: x\n\nbody\n", string(got))
+	parsed, err := archive.NewParser("").Parse(got)
+	require.NoError(t, err)
+	assert.Equal(t, "x", parsed.Subject, "the copy keeps the original's headers")
+}
+
+// TestSmallRunMeasuresEverything runs the whole benchmark on a few copies of the corpus:
+// every message is exported, the ZIP is downloaded in process and over HTTP, and the
+// report states each goal.
+func TestSmallRunMeasuresEverything(t *testing.T) {
+	cfg, err := parseFlags([]string{"-messages", "40", "-workers", "2", "-rounds", "1", "-batch", "16",
+		"-tmpdir", t.TempDir(), "-corpus", archivetest.CorpusDir(t)}, io.Discard)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), cfg, &out))
+	report := out.String()
+	assert.Contains(t, report, "40 processed, 0 failed")
+	for _, line := range []string{"decrypt-only read", "read+parse", "export / decrypt-only", "peak memory",
+		"goal >= 1000 emails/s", "ExportDownload.Stream", "GET …/download"} {
+		assert.Contains(t, report, line)
+	}
+	assert.Regexp(t, regexp.MustCompile(`goal peak < 512 MiB: (met|NOT MET)`), report)
+	if !strings.Contains(report, "zip -0 -r: skipped") {
+		assert.Contains(t, report, "HTTP download / zip -0:")
+	}
+}
+
+func TestFlagsAreChecked(t *testing.T) {
+	_, err := parseFlags([]string{"-workers", "33"}, io.Discard)
+	assert.Error(t, err)
+	_, err = parseFlags([]string{"-messages", "0"}, io.Discard)
+	assert.Error(t, err)
+}

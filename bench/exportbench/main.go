@@ -1,0 +1,160 @@
+// Command exportbench measures the eDiscovery export (issue 5, docs/performance.md
+// "Export"): a production of many archived messages with natives, text, attachments and
+// both load files, against a decrypt-only read of the same messages in the same run, with
+// the peak memory of the export; then the ZIP download of that production against
+// `zip -0 -r` of the same directory. It works on a fresh SQLite database and temporary
+// directories that it creates and removes; bench/run.sh (make bench) calls it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"github.com/mailledger/mailledger/bench/internal/benchenv"
+)
+
+// config holds the command's flags.
+type config struct {
+	corpus     string
+	messages   int
+	workers    int
+	readers    int
+	batch      int
+	rounds     int
+	tmpDir     string
+	zipCmd     string
+	cpuProfile string
+	keep       bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("exportbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.corpus, "corpus", benchenv.EnvOr("MAILLEDGER_CORPUS", filepath.Join("..", "shared", "corpus")), "the shared corpus, read in place")
+	fs.IntVar(&c.messages, "messages", 10000, "distinct messages to archive and export (copies of the corpus files)")
+	fs.IntVar(&c.workers, "workers", 4, "the export's workers field (EDISCOVERY_WORKERS is set to match)")
+	fs.IntVar(&c.readers, "readers", 4, "goroutines of the decrypt-only read")
+	fs.IntVar(&c.batch, "batch", 500, "messages per archive Commit while filling the archive")
+	fs.IntVar(&c.rounds, "rounds", 3, "rounds of each ZIP measurement (the median is reported)")
+	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the database, the store and the production")
+	fs.StringVar(&c.zipCmd, "zip", "zip", "the zip command to compare the download with (skipped when not found)")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the export (only) to this file")
+	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (database, store, production) and print its path")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if c.messages < 1 || c.workers < 1 || c.workers > 32 || c.readers < 1 || c.batch < 1 || c.rounds < 1 {
+		return nil, errors.New("-messages, -readers, -batch and -rounds must be at least 1; -workers 1 to 32")
+	}
+	return c, nil
+}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "exportbench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "exportbench:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// run prepares the archive, then measures the read, the export and the downloads.
+func run(ctx context.Context, cfg *config, out io.Writer) error {
+	started := time.Now()
+	fmt.Fprintf(out, "exportbench %s\nmachine: %s\n\n", started.UTC().Format(time.RFC3339), benchenv.Machine())
+	work, err := os.MkdirTemp(cfg.tmpDir, "exportbench-")
+	if err != nil {
+		return err
+	}
+	if cfg.keep {
+		fmt.Fprintf(out, "work directory kept: %s\n", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	env, err := newBenchEnv(ctx, cfg, work)
+	if err != nil {
+		return err
+	}
+	defer env.close(cfg.keep)
+	if err := env.fill(ctx, cfg, out); err != nil {
+		return err
+	}
+	res, err := measure(ctx, cfg, env, out)
+	if err != nil {
+		return err
+	}
+	report(out, cfg, env, res)
+	fmt.Fprintf(out, "\ndone in %s, load average %s\n", time.Since(started).Round(time.Second), benchenv.LoadAverage())
+	return nil
+}
+
+// measure runs the timed parts in order: decrypt-only and read-and-parse baselines, the
+// export (with the CPU profile, when asked), then the ZIP rounds.
+func measure(ctx context.Context, cfg *config, env *benchEnv, out io.Writer) (*results, error) {
+	res := &results{}
+	var err error
+	if res.decrypt, err = readAll(ctx, cfg.readers, env.ids, env.decryptOne); err != nil {
+		return nil, fmt.Errorf("decrypt-only read: %w", err)
+	}
+	if res.parse, err = readAll(ctx, cfg.readers, env.ids, env.documentOne); err != nil {
+		return nil, fmt.Errorf("read and parse: %w", err)
+	}
+	fmt.Fprintf(out, "baselines done: decrypt %s, read+parse %s\n", res.decrypt.took.Round(time.Millisecond), res.parse.took.Round(time.Millisecond))
+	ex, err := env.startExports(ctx, cfg.workers)
+	if err != nil {
+		return nil, err
+	}
+	defer ex.stop()
+	stopProfile, err := startProfile(cfg.cpuProfile)
+	if err != nil {
+		return nil, err
+	}
+	res.export, err = env.runExport(ctx, ex, cfg.workers)
+	stopProfile()
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(out, "export done: %s, %s\n", res.export.status, res.export.took.Round(time.Millisecond))
+	if res.zip, err = env.zipRounds(ctx, cfg, ex, res.export); err != nil {
+		return nil, fmt.Errorf("zip: %w", err)
+	}
+	return res, nil
+}
+
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+func rate(n float64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return n / d.Seconds()
+}

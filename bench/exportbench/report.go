@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/mailledger/mailledger/bench/internal/benchenv"
+)
+
+// Goals of issue 5.
+const (
+	goalExportRate  = 1000      // emails/s
+	goalRatio       = 0.5       // of the decrypt-only rate
+	goalPeakMemory  = 512 << 20 // bytes
+	mebibyte        = 1 << 20
+	megabytePerByte = 1e-6
+)
+
+// results are the measurements of one run.
+type results struct {
+	decrypt readResult
+	parse   readResult
+	export  exportResult
+	zip     zipResult
+}
+
+// report prints the figures and whether each goal is met.
+func report(out io.Writer, cfg *config, env *benchEnv, r *results) {
+	n := float64(len(env.ids))
+	exportRate := rate(n, r.export.took)
+	decryptRate := rate(n, r.decrypt.took)
+	ratio := 0.0
+	if decryptRate > 0 {
+		ratio = exportRate / decryptRate
+	}
+	fmt.Fprintf(out, "\n== export of %d messages (%.1f MB of originals), workers %d, natives+text+attachments, csv+dat, sqlite\n",
+		len(env.ids), float64(env.bytes)*megabytePerByte, cfg.workers)
+	fmt.Fprintf(out, "decrypt-only read (Archive.Raw, %d goroutines): %8.0f emails/s  (%s; CPU %.2f ms/email)\n",
+		cfg.readers, decryptRate, r.decrypt.took.Round(1e6), perEmail(r.decrypt.cpu, r.decrypt.n))
+	fmt.Fprintf(out, "read+parse (ReadDocument, %d goroutines):       %8.0f emails/s  (%s; CPU %.2f ms/email)\n",
+		cfg.readers, rate(n, r.parse.took), r.parse.took.Round(1e6), perEmail(r.parse.cpu, r.parse.n))
+	fmt.Fprintf(out, "export, create to completed:                    %8.0f emails/s  (%s; CPU %.2f ms/email), %d processed, %d failed, %d files, %.1f MB written\n",
+		exportRate, r.export.took.Round(1e6), perEmail(r.export.cpu, len(env.ids)), r.export.processed, r.export.failed,
+		r.export.files, float64(r.export.outputSize)*megabytePerByte)
+	fmt.Fprintf(out, "CPU-bound ceilings on %d idle cores: decrypt-only %.0f, read+parse %.0f, export %.0f emails/s\n", runtime.NumCPU(),
+		ceiling(r.decrypt.cpu, r.decrypt.n), ceiling(r.parse.cpu, r.parse.n), ceiling(r.export.cpu, len(env.ids)))
+	fmt.Fprintf(out, "CPU used by this process during the export: %.2f of %d cores\n", r.export.cpu.Seconds()/r.export.took.Seconds(), runtime.NumCPU())
+	fmt.Fprintf(out, "export / decrypt-only: %.2f\n", ratio)
+	rss := "n/a"
+	if r.export.rssPeak > 0 {
+		rss = fmt.Sprintf("%.0f MiB", float64(r.export.rssPeak)/mebibyte)
+		if !r.export.rssReset {
+			rss += " (whole process: the peak could not be reset)"
+		}
+	}
+	fmt.Fprintf(out, "peak memory during the export: HeapInuse %.0f MiB, VmHWM %s\n", float64(r.export.heapPeak)/mebibyte, rss)
+	fmt.Fprintf(out, "goal >= %d emails/s: %s; goal >= %.0f%% of decrypt-only: %s; goal peak < 512 MiB: %s\n",
+		goalExportRate, benchenv.Met(exportRate >= goalExportRate), goalRatio*100, benchenv.Met(ratio >= goalRatio),
+		benchenv.Met(max(r.export.heapPeak, r.export.rssPeak) < goalPeakMemory))
+	reportZip(out, cfg, r)
+}
+
+// ceiling is the rate at which every core would do nothing but this work.
+func ceiling(cpu time.Duration, n int) float64 {
+	if cpu <= 0 {
+		return 0
+	}
+	return float64(runtime.NumCPU()) * float64(n) / cpu.Seconds()
+}
+
+func reportZip(out io.Writer, cfg *config, r *results) {
+	payload := float64(r.export.outputSize) * megabytePerByte
+	fmt.Fprintf(out, "\n== ZIP of that production (%.1f MB in files, ZIP %.1f MB), median of %d rounds, MB/s of file bytes\n",
+		payload, float64(r.zip.zipBytes)*megabytePerByte, cfg.rounds)
+	fmt.Fprintf(out, "ExportDownload.Stream to io.Discard:       %7.1f MB/s (%s)\n", rate(payload, r.zip.stream), r.zip.stream.Round(1e6))
+	fmt.Fprintf(out, "GET …/download over loopback HTTP:         %7.1f MB/s (%s)\n", rate(payload, r.zip.http), r.zip.http.Round(1e6))
+	if r.zip.zip == 0 {
+		fmt.Fprintf(out, "zip -0 -r: skipped (%s)\n", r.zip.zipSkip)
+		return
+	}
+	fmt.Fprintf(out, "zip -0 -r -q - . > /dev/null:              %7.1f MB/s (%s)\n", rate(payload, r.zip.zip), r.zip.zip.Round(1e6))
+	fmt.Fprintf(out, "HTTP download / zip -0: %.2f\n", r.zip.zip.Seconds()/r.zip.http.Seconds())
+}
