@@ -86,19 +86,20 @@ func normalize(addrs []string) []string {
 }
 
 // Scope counts the visible messages of tenant that an erasure of addrs would affect, in
-// one query over the indexes; no message is loaded.
+// one query over the indexes; no message is loaded. Each id of the affected set carries
+// flags saying which index found it (sender, recipient), so no message's recipients are
+// read again.
 func (a *Archive) Scope(ctx context.Context, tenant string, addrs []string) (Scope, error) {
 	addrs = normalize(addrs)
 	if len(addrs) == 0 {
 		return Scope{}, nil
 	}
-	from, args := affected(tenant, addrs)
 	in := "(" + inList(len(addrs)) + ")"
-	q := `SELECT COUNT(*), COALESCE(SUM(m.attachments), 0),
-		COALESCE(SUM(CASE WHEN m."from" IN ` + in + ` THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN EXISTS (SELECT 1 FROM rcpt r WHERE r.id = m.id AND r."to" IN ` + in + `) THEN 1 ELSE 0 END), 0)
-		FROM ` + from + joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible
-	all := append(append(append(stringArgs(addrs), stringArgs(addrs)...), args...), tenant)
+	q := `SELECT COUNT(*), COALESCE(SUM(m.attachments), 0), COALESCE(SUM(a.s), 0), COALESCE(SUM(a.r), 0)
+		FROM (SELECT id, MAX(s) AS s, MAX(r) AS r FROM (SELECT id, 1 AS s, 0 AS r FROM metadata WHERE tenant_id = ? AND "from" IN ` + in + `
+			UNION ALL SELECT id, 0, 1 FROM rcpt WHERE "to" IN ` + in + `) u GROUP BY id) a` +
+		joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible
+	all := append(append(append([]any{tenant}, stringArgs(addrs)...), stringArgs(addrs)...), tenant)
 	var affectedN, attachments, sender, recipient int64
 	err := a.db.QueryRowContext(ctx, a.db.Rebind(q), all...).Scan(&affectedN, &attachments, &sender, &recipient)
 	if err != nil {
@@ -110,21 +111,22 @@ func (a *Archive) Scope(ctx context.Context, tenant string, addrs []string) (Sco
 // BlockingHolds returns the active holds of tenant that cover at least one visible message
 // an erasure of addrs would affect, ordered by id, and a sentence naming them ("" when
 // there are none). It collects the addresses and domains of the affected messages once
-// (senders and every recipient) and looks the holds up in that set, so its cost grows
-// with the affected messages, not with their number times the number of holds.
+// (senders and every recipient) and looks the holds up in them, so its cost grows with
+// the affected messages, not with their number times the number of holds.
 func (a *Archive) BlockingHolds(ctx context.Context, tenant string, addrs []string) ([]Hold, string, error) {
 	addrs = normalize(addrs)
 	if len(addrs) == 0 {
 		return nil, "", nil
 	}
 	from, args := affected(tenant, addrs)
+	active := `SELECT h.id, h.type, h.value FROM legal_holds h WHERE h.tenant_id = ? AND h.status = 'active' AND h.type = `
 	q := `WITH am AS (SELECT m.id, m."from", m.fromdomain FROM ` + from + joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible + `),
 		p AS (SELECT am."from" AS address, am.fromdomain AS domain FROM am
-			UNION SELECT r."to", r.todomain FROM am` + joinOn(a.db.Dialect, "rcpt r", "r.id = am.id") + `)
-		SELECT h.id, h.type, h.value FROM legal_holds h WHERE h.tenant_id = ? AND h.status = 'active'
-		AND ((h.type = 'address' AND h.value IN (SELECT address FROM p)) OR (h.type = 'domain' AND h.value IN (SELECT domain FROM p)))
-		ORDER BY h.id`
-	all := append(append(args, tenant), tenant)
+			UNION ALL SELECT r."to", r.todomain FROM am` + joinOn(a.db.Dialect, "rcpt r", "r.id = am.id") + `)
+		` + active + `'address' AND h.value IN (SELECT address FROM p)
+		UNION ` + active + `'domain' AND h.value IN (SELECT domain FROM p)
+		ORDER BY id`
+	all := append(append(args, tenant), tenant, tenant)
 	rows, err := a.db.QueryContext(ctx, a.db.Rebind(q), all...)
 	if err != nil {
 		return nil, "", fmt.Errorf("blocking holds: %w", err)

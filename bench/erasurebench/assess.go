@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -51,30 +52,39 @@ func runAssess(ctx context.Context, cfg *config, d database.Dialect) (assessResu
 	}
 	defer closeFresh(cfg, db)
 	res.version, res.durability = db.Version, benchenv.Durability(ctx, db.DB)
+	err = assessOn(ctx, cfg, db.DB, &res)
+	return res, err
+}
+
+// assessOn fills db (fresh and migrated) with the assessment world and measures.
+func assessOn(ctx context.Context, cfg *config, db *database.DB, res *assessResult) error {
 	res.world = newWorld(cfg.assessShape())
 	started := time.Now()
-	if err := load(ctx, db.DB, res.world, false); err != nil {
-		return res, err
+	if err := load(ctx, db, res.world, false); err != nil {
+		return err
 	}
 	res.load = time.Since(started)
 	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM rcpt`).Scan(&res.rcptRows); err != nil {
-		return res, err
+		return err
 	}
-	arc, err := openArchive(db.DB, cfg.tmpDir)
+	arc, remove, err := openArchive(db, cfg.tmpDir)
 	if err != nil {
-		return res, err
+		return err
 	}
-	c, err := measureAssess(ctx, cfg, db.DB, arc, "not blocked")
-	if err != nil {
-		return res, err
+	defer remove()
+	for _, name := range []string{"not blocked", "blocked"} {
+		if name == "blocked" {
+			if err := addHold(ctx, db, blockingHold); err != nil {
+				return err
+			}
+		}
+		c, err := measureAssess(ctx, cfg, db, arc, name)
+		if err != nil {
+			return err
+		}
+		res.cases = append(res.cases, c)
 	}
-	res.cases = append(res.cases, c)
-	if err := addHold(ctx, db.DB, blockingHold); err != nil {
-		return res, err
-	}
-	c, err = measureAssess(ctx, cfg, db.DB, arc, "blocked")
-	res.cases = append(res.cases, c)
-	return res, err
+	return nil
 }
 
 // closeFresh drops a fresh database, or keeps it and says where under -keep.
@@ -86,18 +96,29 @@ func closeFresh(cfg *config, db *benchenv.FreshDB) {
 	db.Close()
 }
 
-// openArchive opens the archive over db with a fresh message store and keyring (neither
-// is read: assessment and erasure work on the database only).
-func openArchive(db *database.DB, tmpDir string) (*archive.Archive, error) {
+// openArchive opens the archive over db with a message store and keyring in a new
+// directory under tmpDir (neither is read: assessment and erasure work on the database
+// only), and returns a function that removes the directory.
+func openArchive(db *database.DB, tmpDir string) (*archive.Archive, func(), error) {
 	dir, err := os.MkdirTemp(tmpDir, "erasurebench-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	blobs, err := archive.NewLocalStore(dir + "/messages")
+	remove := func() { os.RemoveAll(dir) }
+	arc, err := newArchive(db, dir)
+	if err != nil {
+		remove()
+		return nil, nil, err
+	}
+	return arc, remove, nil
+}
+
+func newArchive(db *database.DB, dir string) (*archive.Archive, error) {
+	blobs, err := archive.NewLocalStore(filepath.Join(dir, "messages"))
 	if err != nil {
 		return nil, err
 	}
-	keys, err := archive.LoadOrCreateKeyring(dir + "/keys")
+	keys, err := archive.LoadOrCreateKeyring(filepath.Join(dir, "keys"))
 	if err != nil {
 		return nil, err
 	}

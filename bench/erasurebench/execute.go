@@ -45,19 +45,27 @@ func runExecute(ctx context.Context, cfg *config, d database.Dialect) (executeRe
 	}
 	defer closeFresh(cfg, db)
 	res.version, res.durability = db.Version, benchenv.Durability(ctx, db.DB)
+	err = executeOn(ctx, cfg, db.DB, &res)
+	return res, err
+}
+
+// executeOn fills db (fresh and migrated) with the execution world and times the erasure.
+func executeOn(ctx context.Context, cfg *config, db *database.DB, res *executeResult) error {
 	res.world = newWorld(cfg.executeShape())
 	started := time.Now()
-	if err := load(ctx, db.DB, res.world, true); err != nil {
-		return res, err
+	if err := load(ctx, db, res.world, true); err != nil {
+		return err
 	}
 	res.load = time.Since(started)
-	if res.indexBefore, err = indexRows(ctx, db.DB); err != nil {
-		return res, err
+	var err error
+	if res.indexBefore, err = indexRows(ctx, db); err != nil {
+		return err
 	}
-	arc, err := openArchive(db.DB, cfg.tmpDir)
+	arc, remove, err := openArchive(db, cfg.tmpDir)
 	if err != nil {
-		return res, err
+		return err
 	}
+	defer remove()
 	started = time.Now()
 	res.erased, err = arc.Erase(ctx, archive.EraseRequest{
 		Tenant: benchTenant, RequestID: executeRequestID, Addresses: subjectAddresses,
@@ -65,10 +73,10 @@ func runExecute(ctx context.Context, cfg *config, d database.Dialect) (executeRe
 	})
 	res.took = time.Since(started)
 	if err != nil {
-		return res, fmt.Errorf("erase: %w", err)
+		return fmt.Errorf("erase: %w", err)
 	}
-	res.indexAfter, err = indexRows(ctx, db.DB)
-	return res, err
+	res.indexAfter, err = indexRows(ctx, db)
+	return err
 }
 
 // correct checks the erasure against the generator: every affected message erased, and
