@@ -125,20 +125,22 @@ func (a *Archive) commitOne(ctx context.Context, tx *database.Tx, p *Prepared) (
 	return id, nil
 }
 
-const metadataInsert = `INSERT INTO metadata (tenant_id, "from", fromdomain, subject, spam, arrived, sent, retained, deleted, size, attachments, message_id, in_reply_to, refs, digest, bodydigest, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`
+const metadataInsert = `INSERT INTO metadata (tenant_id, "from", fromdomain, subject, spam, arrived, sent, msgdate, retained, deleted, size, attachments, message_id, in_reply_to, refs, digest, bodydigest, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func (a *Archive) insertMetadata(ctx context.Context, tx *database.Tx, p *Prepared, digest string) (int64, error) {
 	m, d := p.Msg, tx.Dialect
 	var sent any
+	msgdate := database.TimeArg(d, p.In.Arrived) // the message's date: Date header, else arrival
 	if !m.Sent.IsZero() {
 		sent = database.TimeArg(d, m.Sent)
+		msgdate = sent
 	}
 	spam := 0
 	if m.Spam {
 		spam = 1
 	}
 	args := []any{p.In.Tenant, clip(m.From, 255), clip(m.FromDomain, 255), cleanText(m.Subject), spam,
-		database.TimeArg(d, p.In.Arrived), sent, database.TimeArg(d, p.In.Arrived.Add(a.retention)),
+		database.TimeArg(d, p.In.Arrived), sent, msgdate, database.TimeArg(d, p.In.Arrived.Add(a.retention)),
 		m.Size, len(m.Attachments), clip(cleanText(m.MessageID), 512), clip(cleanText(m.InReplyTo), 512), cleanText(m.References),
 		digest, hex.EncodeToString(m.BodyDigest[:]), a.keys.CurrentID()}
 	if d == database.MySQL {

@@ -47,11 +47,17 @@ type Query struct {
 // erased message's file waits for purge, but nothing serves it from the moment of erasure).
 const visible = `m.deleted = 0 AND m.erased_by IS NULL`
 
-// Search returns one page of matching messages, newest first, and the total count.
+// MaxTotal bounds how far Search counts: counting every match of a common word costs
+// more than the page itself. A total of MaxTotal+1 means "more than MaxTotal".
+var MaxTotal = 10000
+
+// Search returns one page of matching messages, newest first by message date (the Date
+// header, else the arrival), and the number of matches, counted up to MaxTotal+1.
 func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
 	where, args := a.conditions(q)
 	var total int
-	err := a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM metadata m WHERE `+where), args...).Scan(&total)
+	countArgs := append(append([]any{}, args...), MaxTotal+1)
+	err := a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM metadata m WHERE `+where+` LIMIT ?) matches`), countArgs...).Scan(&total)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count messages: %w", err)
 	}
@@ -59,7 +65,7 @@ func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
 		q.Limit = 50
 	}
 	page := append(append([]any{}, args...), q.Limit, q.Offset)
-	msgs, err := a.selectMessages(ctx, `WHERE `+where+` ORDER BY m.arrived DESC, m.id DESC LIMIT ? OFFSET ?`, page...)
+	msgs, err := a.selectMessages(ctx, `WHERE `+where+` ORDER BY m.msgdate DESC, m.id DESC LIMIT ? OFFSET ?`, page...)
 	return msgs, total, err
 }
 
@@ -86,10 +92,10 @@ func (a *Archive) conditions(q Query) (string, []any) {
 		}
 	}
 	if !q.DateFrom.IsZero() {
-		add(`COALESCE(m.sent, m.arrived) >= ?`, database.TimeArg(a.db.Dialect, q.DateFrom))
+		add(`m.msgdate >= ?`, database.TimeArg(a.db.Dialect, q.DateFrom))
 	}
 	if !q.DateTo.IsZero() {
-		add(`COALESCE(m.sent, m.arrived) < ?`, database.TimeArg(a.db.Dialect, q.DateTo))
+		add(`m.msgdate < ?`, database.TimeArg(a.db.Dialect, q.DateTo))
 	}
 	if q.Participant != "" {
 		p := strings.ToLower(q.Participant)

@@ -63,8 +63,11 @@ func messageView(m *archive.Message) messageJSON {
 type messageListJSON struct {
 	Messages []messageJSON `json:"messages"`
 	Total    int           `json:"total"`
-	Limit    int           `json:"limit"`
-	Offset   int           `json:"offset"`
+	// TotalCapped says that more than Total messages match: counting stops at
+	// archive.MaxTotal.
+	TotalCapped bool `json:"total_capped"`
+	Limit       int  `json:"limit"`
+	Offset      int  `json:"offset"`
 }
 
 // listMessages answers GET /api/v1/messages?q=&from=&to=&date_from=&date_to=&limit=&offset=,
@@ -92,7 +95,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	for i := range found {
 		out.Messages = append(out.Messages, messageView(&found[i]))
 	}
-	out.Total = total
+	out.Total, out.TotalCapped = min(total, archive.MaxTotal), total > archive.MaxTotal
 	writeJSON(w, http.StatusOK, out)
 }
 
