@@ -125,21 +125,7 @@ func validateList(in ListRequestsInput) error {
 }
 
 func (e *Erasure) queryRequests(ctx context.Context, q string, args ...any) ([]RequestView, error) {
-	db := e.store.DB()
-	rows, err := db.QueryContext(ctx, db.Rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("read erasure requests: %w", err)
-	}
-	defer rows.Close()
-	out := []RequestView{}
-	for rows.Next() {
-		v, err := scanRequest(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, e.store.DB(), "erasure requests", scanRequest, q, args...)
 }
 
 // requestNulls receives the nullable and JSON columns of a request row.

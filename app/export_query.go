@@ -89,21 +89,7 @@ func (x *Exports) List(ctx context.Context, tenant string) (*ExportList, error) 
 }
 
 func (x *Exports) queryExports(ctx context.Context, q string, args ...any) ([]ExportView, error) {
-	db := x.store.DB()
-	rows, err := db.QueryContext(ctx, db.Rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("read exports: %w", err)
-	}
-	defer rows.Close()
-	out := []ExportView{}
-	for rows.Next() {
-		v, err := scanExport(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, x.store.DB(), "exports", scanExport, q, args...)
 }
 
 func scanExport(rows *sql.Rows) (ExportView, error) {

@@ -147,21 +147,7 @@ func (h *LegalHolds) List(ctx context.Context, tenant, status string) ([]HoldVie
 }
 
 func (h *LegalHolds) query(ctx context.Context, q string, args ...any) ([]HoldView, error) {
-	db := h.store.DB()
-	rows, err := db.QueryContext(ctx, db.Rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("read legal holds: %w", err)
-	}
-	defer rows.Close()
-	out := []HoldView{}
-	for rows.Next() {
-		v, err := scanHold(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, h.store.DB(), "legal holds", scanHold, q, args...)
 }
 
 func scanHold(rows *sql.Rows) (HoldView, error) {
