@@ -41,4 +41,8 @@ echo
 echo "== archive import throughput and search latency: go run ./bench/archivebench ${ARCHIVEBENCH_FLAGS:-}"
 # shellcheck disable=SC2086 # ARCHIVEBENCH_FLAGS is a list of flags
 $GO run ./bench/archivebench ${ARCHIVEBENCH_FLAGS:-}
+echo
+echo "== GDPR erasure assessment and execution: go run ./bench/erasurebench ${ERASUREBENCH_FLAGS:-}"
+# shellcheck disable=SC2086 # ERASUREBENCH_FLAGS is a list of flags
+$GO run ./bench/erasurebench ${ERASUREBENCH_FLAGS:-}
 echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

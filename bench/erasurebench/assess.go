@@ -31,15 +31,17 @@ type assessResult struct {
 }
 
 // assessCase is one measured request: timings of the assessor (Archive.Scope, then
-// Archive.BlockingHolds) and of the bare queries, alternating, after warm-up runs.
+// Archive.BlockingHolds), of Archive.Assess (both in one statement) and of the bare
+// queries, in turns, after warm-up runs.
 type assessCase struct {
-	name          string
-	scope, bare   archive.Scope
-	holds         []archive.Hold
-	scopeTimes    []time.Duration
-	holdTimes     []time.Duration
-	assessorTimes []time.Duration // scope + holds of the same run
-	bareTimes     []time.Duration
+	name                  string
+	scope, oneScope, bare archive.Scope
+	holds, oneHolds       []archive.Hold
+	scopeTimes            []time.Duration
+	holdTimes             []time.Duration
+	assessorTimes         []time.Duration // scope + holds of the same run
+	oneTimes              []time.Duration // Archive.Assess
+	bareTimes             []time.Duration
 }
 
 // runAssess builds the world on a fresh database of dialect d and measures both cases:
@@ -125,25 +127,21 @@ func newArchive(db *database.DB, dir string) (*archive.Archive, error) {
 	return archive.New(db, blobs, keys, archive.Options{})
 }
 
-// measureAssess runs the assessor and the bare queries cfg.warmup times untimed, then
-// cfg.runs times each, alternating which goes first.
+// measureAssess runs the assessor, Archive.Assess and the bare queries cfg.warmup times
+// untimed, then cfg.runs times each, in turns, each of them first in a third of the runs.
 func measureAssess(ctx context.Context, cfg *config, db *database.DB, arc *archive.Archive, name string) (assessCase, error) {
 	c := assessCase{name: name}
 	for i := range cfg.warmup + cfg.runs {
-		var err error
-		if i%2 == 0 {
-			err = c.timeAssessor(ctx, arc, i >= cfg.warmup)
-			if err == nil {
-				err = c.timeBare(ctx, db, i >= cfg.warmup)
-			}
-		} else {
-			err = c.timeBare(ctx, db, i >= cfg.warmup)
-			if err == nil {
-				err = c.timeAssessor(ctx, arc, i >= cfg.warmup)
-			}
+		record := i >= cfg.warmup
+		steps := []func() error{
+			func() error { return c.timeAssessor(ctx, arc, record) },
+			func() error { return c.timeAssess(ctx, arc, record) },
+			func() error { return c.timeBare(ctx, db, record) },
 		}
-		if err != nil {
-			return c, err
+		for k := range steps {
+			if err := steps[(i+k)%len(steps)](); err != nil {
+				return c, err
+			}
 		}
 	}
 	return c, nil
@@ -167,6 +165,19 @@ func (c *assessCase) timeAssessor(ctx context.Context, arc *archive.Archive, rec
 		c.scopeTimes = append(c.scopeTimes, t1.Sub(t0))
 		c.holdTimes = append(c.holdTimes, t2.Sub(t1))
 		c.assessorTimes = append(c.assessorTimes, t2.Sub(t0))
+	}
+	return nil
+}
+
+func (c *assessCase) timeAssess(ctx context.Context, arc *archive.Archive, record bool) error {
+	t0 := time.Now()
+	scope, holds, _, err := arc.Assess(ctx, benchTenant, subjectAddresses)
+	if err != nil {
+		return err
+	}
+	c.oneScope, c.oneHolds = scope, holds
+	if record {
+		c.oneTimes = append(c.oneTimes, time.Since(t0))
 	}
 	return nil
 }
@@ -199,27 +210,27 @@ func percentile(ds []time.Duration, p int) time.Duration {
 	return s[max(rank, 1)-1]
 }
 
-// ratio is the assessor's median over the bare queries' median.
-func (c assessCase) ratio() float64 {
+// ratio is the median of ds over the bare queries' median.
+func (c assessCase) ratio(ds []time.Duration) float64 {
 	b := median(c.bareTimes)
 	if b <= 0 {
 		return 0
 	}
-	return float64(median(c.assessorTimes)) / float64(b)
+	return float64(median(ds)) / float64(b)
 }
 
 // correct says whether the assessor and the bare queries agree with the generator.
 func (c assessCase) correct(w *world) error {
 	want := w.expected()
-	if c.scope != want || c.bare != want {
-		return fmt.Errorf("%s: Scope %+v, bare queries %+v, generated %+v", c.name, c.scope, c.bare, want)
+	if c.scope != want || c.oneScope != want || c.bare != want {
+		return fmt.Errorf("%s: Scope %+v, Assess %+v, bare queries %+v, generated %+v", c.name, c.scope, c.oneScope, c.bare, want)
 	}
-	wantHolds := 0
+	var wantHolds []archive.Hold
 	if c.name == "blocked" {
-		wantHolds = 1
+		wantHolds = []archive.Hold{{ID: blockingHold.id, Type: blockingHold.typ, Value: blockingHold.value}}
 	}
-	if len(c.holds) != wantHolds || (wantHolds == 1 && c.holds[0].ID != blockingHold.id) {
-		return fmt.Errorf("%s: BlockingHolds returned %v", c.name, c.holds)
+	if !slices.Equal(c.holds, wantHolds) || !slices.Equal(c.oneHolds, wantHolds) {
+		return fmt.Errorf("%s: BlockingHolds returned %v, Assess %v", c.name, c.holds, c.oneHolds)
 	}
 	return nil
 }

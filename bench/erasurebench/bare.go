@@ -17,13 +17,14 @@ var bareQueries = []struct{ name, sql string }{
 		WHERE tenant_id = ? AND "from" IN (%[1]s) AND deleted = 0 AND erased_by IS NULL`},
 	{"as recipient", `SELECT COUNT(DISTINCT r.id) FROM rcpt r JOIN metadata m ON m.id = r.id
 		WHERE r."to" IN (%[1]s) AND m.tenant_id = ? AND m.deleted = 0 AND m.erased_by IS NULL`},
-	// A DBA's first try, "WHERE id IN (SELECT … UNION SELECT …) AND tenant_id = ?", is
-	// planned on SQLite (no statistics) as a walk of the whole tenant through an index on
-	// tenant_id, 7 times slower at 1,000,000 rows; the join reads the union first on every
-	// database.
+	// A DBA's first try, "WHERE id IN (SELECT … UNION SELECT …) AND tenant_id = ?", and
+	// the plain join alike are planned by SQLite 3.54 (no statistics) as a walk of the
+	// whole tenant through an index on tenant_id, 0.37 s at 1,000,000 rows; the DBA
+	// would see that in EXPLAIN QUERY PLAN and fix the join order with CROSS JOIN, as %[2]s
+	// below does on SQLite.
 	{"affected, attachments", `SELECT COUNT(*), COALESCE(SUM(m.attachments), 0)
 		FROM (SELECT id FROM metadata WHERE tenant_id = ? AND "from" IN (%[1]s) UNION SELECT id FROM rcpt WHERE "to" IN (%[1]s)) a
-		JOIN metadata m ON m.id = a.id WHERE m.tenant_id = ? AND m.deleted = 0 AND m.erased_by IS NULL`},
+		%[2]s metadata m ON m.id = a.id WHERE m.tenant_id = ? AND m.deleted = 0 AND m.erased_by IS NULL`},
 }
 
 // bareScope runs the bare queries one after the other and returns their numbers.
@@ -35,7 +36,11 @@ func bareScope(ctx context.Context, db *database.DB, tenant string, addrs []stri
 	}
 	var s archive.Scope
 	for i, q := range bareQueries {
-		sql := db.Rebind(fmt.Sprintf(q.sql, in))
+		join := "JOIN"
+		if db.Dialect == database.SQLite {
+			join = "CROSS JOIN"
+		}
+		sql := db.Rebind(fmt.Sprintf(q.sql, in, join))
 		var err error
 		switch i {
 		case 0:

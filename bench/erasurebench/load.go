@@ -186,9 +186,10 @@ func (l *loader) background(ctx context.Context) error {
 	notSubject := `(g.i % ` + itoa(int64(w.stride)) + ` <> 0 OR g.i > ` + itoa(int64(len(w.subject))*int64(w.stride)) + `)`
 	spacing := int64(w.spacing.Seconds())
 	arrived := itoa(w.start.Unix()-spacing) + ` + g.i * ` + itoa(spacing)
-	meta := `INSERT INTO metadata (id, tenant_id, "from", fromdomain, subject, spam, arrived, sent, retained, deleted, size, attachments, message_id, in_reply_to, refs, digest, bodydigest, key_id)
+	sent := l.timestamp(arrived + ` - (g.i * 13) % 600`)
+	meta := `INSERT INTO metadata (id, tenant_id, "from", fromdomain, subject, spam, arrived, sent, msgdate, retained, deleted, size, attachments, message_id, in_reply_to, refs, digest, bodydigest, key_id)
 		SELECT g.i, ?, a.addr, a.domain, 'Re: report ' || g.i, CASE WHEN g.i % 50 = 0 THEN 1 ELSE 0 END, ` +
-		l.timestamp(arrived) + `, ` + l.timestamp(arrived+` - (g.i * 13) % 600`) + `, ` + l.timestamp(arrived+` + 315360000`) + `,
+		l.timestamp(arrived) + `, ` + sent + `, ` + sent + `, ` + l.timestamp(arrived+` + 315360000`) + `,
 		0, 2000 + (g.i * 7919) % 200000, ` + attachMix + `, '<' || g.i || '@bench.example>', '', '', ` + l.hex64(`g.i`) + `, ` + l.hex64(`g.i + 1000000000`) + `, 'bench'
 		FROM ` + l.numbers(w.messages) + ` JOIN bench_addr a ON a.n = ` + mix + ` * ` + mix + ` / ` + itoa(a) + ` WHERE ` + notSubject
 	if err := l.exec(ctx, l.withNumbers(w.messages)+meta, benchTenant); err != nil {
@@ -243,8 +244,8 @@ func (l *loader) hex64(expr string) string {
 // subjectRows writes the subject's messages and their recipients.
 func (l *loader) subjectRows(ctx context.Context) error {
 	w := l.w
-	head := `INSERT INTO metadata (id, tenant_id, "from", fromdomain, subject, spam, arrived, sent, retained, deleted, size, attachments, message_id, in_reply_to, refs, digest, bodydigest, key_id, erased_by) VALUES `
-	err := l.insertRows(ctx, head, 19, len(w.subject), func(j int) []any {
+	head := `INSERT INTO metadata (id, tenant_id, "from", fromdomain, subject, spam, arrived, sent, msgdate, retained, deleted, size, attachments, message_id, in_reply_to, refs, digest, bodydigest, key_id, erased_by) VALUES `
+	err := l.insertRows(ctx, head, 20, len(w.subject), func(j int) []any {
 		m := w.subject[j]
 		at := w.arrival(m.id)
 		deleted, erasedBy := 0, any(nil)
@@ -255,7 +256,8 @@ func (l *loader) subjectRows(ctx context.Context) error {
 			erasedBy = erasedBefore
 		}
 		return []any{m.id, benchTenant, m.from, domainOf(m.from), fmt.Sprintf("Re: report %d", m.id), 0,
-			database.TimeArg(l.d, at), database.TimeArg(l.d, at.Add(-time.Minute)), database.TimeArg(l.d, at.Add(3650*24*time.Hour)),
+			database.TimeArg(l.d, at), database.TimeArg(l.d, at.Add(-time.Minute)), database.TimeArg(l.d, at.Add(-time.Minute)),
+			database.TimeArg(l.d, at.Add(3650*24*time.Hour)),
 			deleted, 2000 + m.id%200000, m.attachments, fmt.Sprintf("<%d@bench.example>", m.id), "", "",
 			fmt.Sprintf("%064x", m.id), fmt.Sprintf("%064x", m.id+1000000000), "bench", erasedBy}
 	})
