@@ -14,11 +14,12 @@ import (
 	"github.com/mailledger/mailledger/eventstore"
 )
 
-// ErasureArchive is what the erasure workflow needs of the archive: the scope of a
-// request, the legal holds that block it, and the erasure itself. *archive.Archive
-// implements it; a remote worker node can implement it later.
+// ErasureArchive is what the erasure workflow needs of the archive: the assessment of a
+// request (its scope and the holds that block it, in one query), the holds alone (checked
+// again at execute), and the erasure itself. *archive.Archive implements it; a remote
+// worker node can implement it later.
 type ErasureArchive interface {
-	Scope(ctx context.Context, tenant string, addrs []string) (archive.Scope, error)
+	Assess(ctx context.Context, tenant string, addrs []string) (archive.Scope, []archive.Hold, string, error)
 	BlockingHolds(ctx context.Context, tenant string, addrs []string) ([]archive.Hold, string, error)
 	Erase(ctx context.Context, r archive.EraseRequest) (int, error)
 }

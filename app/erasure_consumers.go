@@ -57,11 +57,7 @@ func (e *Erasure) HandleAssessment(ctx context.Context, rec eventstore.Record) e
 }
 
 func (e *Erasure) finishAssessment(ctx context.Context, r *erasure.Request, md domain.Metadata) error {
-	scope, err := e.arc.Scope(ctx, r.TenantID, r.Addresses)
-	if err != nil {
-		return err
-	}
-	holds, reason, err := e.arc.BlockingHolds(ctx, r.TenantID, r.Addresses)
+	scope, holds, reason, err := e.arc.Assess(ctx, r.TenantID, r.Addresses)
 	if err != nil {
 		return err
 	}

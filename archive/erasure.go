@@ -311,10 +311,8 @@ func (a *Archive) markErased(ctx context.Context, tx *database.Tx, ids []int64, 
 	if _, err := tx.Exec(ctx, q, args...); err != nil {
 		return fmt.Errorf("mark erased: %w", err)
 	}
-	for _, id := range ids {
-		if err := a.index.remove(ctx, tx, id); err != nil {
-			return fmt.Errorf("remove message %d from the index: %w", id, err)
-		}
+	if err := a.index.remove(ctx, tx, ids); err != nil {
+		return fmt.Errorf("remove erased messages from the index: %w", err)
 	}
 	return nil
 }

@@ -126,10 +126,10 @@ func (a *Archive) purgeMessages(ctx context.Context, tx *database.Tx, batch []pu
 		if err := a.blobs.Delete(ctx, MessageKey(c.tenant, c.id)); err != nil {
 			return fmt.Errorf("delete file of message %d: %w", c.id, err)
 		}
-		if err := a.index.remove(ctx, tx, c.id); err != nil {
-			return fmt.Errorf("remove message %d from the index: %w", c.id, err)
-		}
 		ids[i] = c.id
+	}
+	if err := a.index.remove(ctx, tx, ids); err != nil {
+		return fmt.Errorf("remove purged messages from the index: %w", err)
 	}
 	q := `UPDATE metadata SET deleted = 1 WHERE id IN (` + inList(len(ids)) + `)`
 	if _, err := tx.Exec(ctx, q, int64Args(ids)...); err != nil {

@@ -257,7 +257,7 @@ func (a *Archive) Text(ctx context.Context, tenant string, id int64, participant
 
 // RemoveFromIndex takes a message out of the full-text index (erasure and purge).
 func (a *Archive) RemoveFromIndex(ctx context.Context, tx *database.Tx, id int64) error {
-	return a.index.remove(ctx, tx, id)
+	return a.index.remove(ctx, tx, []int64{id})
 }
 
 func parseDigest(s string) ([32]byte, error) {

@@ -16,7 +16,8 @@ const maxIndexedBody = 256 << 10
 // Subject, sender, recipients, body text and attachment names are indexed.
 type searchIndex interface {
 	add(ctx context.Context, tx *database.Tx, id int64, tenant string, m *Parsed) error
-	remove(ctx context.Context, tx *database.Tx, id int64) error
+	// remove takes messages out of the index, one statement per removeChunk ids.
+	remove(ctx context.Context, tx *database.Tx, ids []int64) error
 	// match returns a SQL condition on metadata.id (aliased m) and its arguments for the
 	// words of q.
 	match(words []string) (string, []any)
@@ -83,9 +84,8 @@ func (sqliteIndex) add(ctx context.Context, tx *database.Tx, id int64, tenant st
 	return err
 }
 
-func (sqliteIndex) remove(ctx context.Context, tx *database.Tx, id int64) error {
-	_, err := tx.Exec(ctx, `DELETE FROM message_search WHERE rowid = ?`, id)
-	return err
+func (sqliteIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
+	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE rowid IN `, ids)
 }
 
 func (sqliteIndex) match(words []string) (string, []any) {
@@ -107,9 +107,8 @@ func (pgIndex) add(ctx context.Context, tx *database.Tx, id int64, tenant string
 	return err
 }
 
-func (pgIndex) remove(ctx context.Context, tx *database.Tx, id int64) error {
-	_, err := tx.Exec(ctx, `DELETE FROM message_search WHERE id = ?`, id)
-	return err
+func (pgIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
+	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE id IN `, ids)
 }
 
 func (pgIndex) match(words []string) (string, []any) {
@@ -123,9 +122,8 @@ func (mysqlIndex) add(ctx context.Context, tx *database.Tx, id int64, tenant str
 	return err
 }
 
-func (mysqlIndex) remove(ctx context.Context, tx *database.Tx, id int64) error {
-	_, err := tx.Exec(ctx, `DELETE FROM message_search WHERE id = ?`, id)
-	return err
+func (mysqlIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
+	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE id IN `, ids)
 }
 
 // match drops words shorter than InnoDB's default innodb_ft_min_token_size (3), which the
@@ -141,4 +139,18 @@ func (mysqlIndex) match(words []string) (string, []any) {
 		return `1 = 1`, nil
 	}
 	return `m.id IN (SELECT id FROM message_search WHERE MATCH(document) AGAINST (? IN BOOLEAN MODE))`, []any{strings.Join(terms, " ")}
+}
+
+// removeChunk bounds the ids of one index DELETE.
+const removeChunk = 500
+
+// removeIDs runs prefix + "(?, ?, …)" for ids, removeChunk at a time.
+func removeIDs(ctx context.Context, tx *database.Tx, prefix string, ids []int64) error {
+	for start := 0; start < len(ids); start += removeChunk {
+		chunk := ids[start:min(start+removeChunk, len(ids))]
+		if _, err := tx.Exec(ctx, prefix+"("+inList(len(chunk))+")", int64Args(chunk)...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
