@@ -58,6 +58,13 @@ type fileWrite struct {
 }
 
 func (a *Archive) writeFiles(ctx context.Context, writes []fileWrite) error {
+	if bp, ok := a.blobs.(BatchPutter); ok {
+		files := make(map[string][]byte, len(writes))
+		for _, w := range writes {
+			files[w.key] = w.data
+		}
+		return bp.PutBatch(ctx, files)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fileWriters)
 	for _, w := range writes {

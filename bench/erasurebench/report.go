@@ -14,7 +14,7 @@ func printAssessHeader(out io.Writer, cfg *config) {
 		len(subjectAddresses), cfg.messages, cfg.subject)
 	fmt.Fprintf(out, "  %d background addresses, %d legal holds; %d untimed then %d timed runs per case, the three taking turns\n",
 		cfg.addresses, cfg.holds, cfg.warmup, cfg.runs)
-	fmt.Fprintf(out, "  assessor = Archive.Scope + Archive.BlockingHolds (what the assessor runs); Archive.Assess = both in one statement;\n")
+	fmt.Fprintf(out, "  assessor = Archive.Assess (scope and holds in one statement: what the assessor runs); scope+holds = Archive.Scope then Archive.BlockingHolds;\n")
 	fmt.Fprintf(out, "  bare = the three count queries of bench/erasurebench/bare.go; ratio = median over bare median; counts = sender/recipient/attachments/affected\n\n")
 }
 
@@ -22,13 +22,13 @@ func printAssess(out io.Writer, r assessResult) error {
 	fmt.Fprintf(out, "assessment, %s: %s; %s\n", r.dialect, r.version, r.durability)
 	fmt.Fprintf(out, "  generated %d metadata and %d rcpt rows in %s (not part of the figures)\n", r.world.messages, r.rcptRows, r.load.Round(time.Millisecond))
 	fmt.Fprintf(out, "  %-11s %-19s %-19s %-19s %-19s %-19s %6s %6s %-7s %-7s\n", "case", "counts s/r/a/n", "scope med/p95",
-		"holds med/p95", "assessor med/p95", "bare med/p95", "ratio", "Assess", "<500ms", "<=2x")
+		"holds med/p95", "scope+holds med/p95", "bare med/p95", "ratio", "Assess", "<500ms", "<=2x")
 	var wrong error
 	for _, c := range r.cases {
 		fmt.Fprintf(out, "  %-11s %-19s %-19s %-19s %-19s %-19s %6.2f %6.2f %-7s %-7s\n", c.name, counts(c.scope),
 			medP95(c.scopeTimes), medP95(c.holdTimes), medP95(c.assessorTimes), medP95(c.bareTimes), c.ratio(c.assessorTimes),
-			c.ratio(c.oneTimes), benchenv.Met(p95(c.assessorTimes) < goalAssess), benchenv.Met(c.ratio(c.assessorTimes) <= goalAssessRatio))
-		fmt.Fprintf(out, "  %-11s %-19s %-19s %-19s %-19s\n", "", "", "", "Archive.Assess:", medP95(c.oneTimes))
+			c.ratio(c.oneTimes), benchenv.Met(p95(c.oneTimes) < goalAssess), benchenv.Met(c.ratio(c.oneTimes) <= goalAssessRatio))
+		fmt.Fprintf(out, "  %-11s %-19s %-19s %-19s %-19s   (goals judged on the assessor, Archive.Assess)\n", "", "", "", "Archive.Assess:", medP95(c.oneTimes))
 		if err := c.correct(r.world); err != nil && wrong == nil {
 			wrong = err
 		}
