@@ -27,6 +27,7 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 	results := make([]Result, len(batch))
 	err := a.db.InTx(ctx, func(tx *database.Tx) error {
 		var writes []fileWrite
+		var rows childRows
 		seen, err := existingDigests(ctx, tx, batch)
 		if err != nil {
 			return err
@@ -41,8 +42,12 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.In.Source, err)
 			}
+			rows.add(id, p.Msg)
 			results[i], seen[key] = Result{ID: id}, id
 			writes = append(writes, fileWrite{key: MessageKey(p.In.Tenant, id), data: p.Sealed})
+		}
+		if err := rows.insert(ctx, tx); err != nil {
+			return err
 		}
 		return a.writeFiles(ctx, writes)
 	})
@@ -120,12 +125,6 @@ func (a *Archive) commitOne(ctx context.Context, tx *database.Tx, p *Prepared) (
 	if err != nil {
 		return 0, err
 	}
-	if err := insertRecipients(ctx, tx, id, p.Msg); err != nil {
-		return 0, err
-	}
-	if err := insertAttachments(ctx, tx, id, p.Msg.Attachments); err != nil {
-		return 0, err
-	}
 	if err := a.index.add(ctx, tx, id, p.In.Tenant, p.Msg); err != nil {
 		return 0, fmt.Errorf("index: %w", err)
 	}
@@ -172,39 +171,49 @@ const (
 	KindEnvelope = "envelope"
 )
 
-func insertRecipients(ctx context.Context, tx *database.Tx, id int64, m *Parsed) error {
-	var args []any
-	rows := 0
+// childRows gathers the rcpt and attachment rows of a whole batch, inserted together
+// with a few multi-row statements instead of two per message.
+type childRows struct {
+	rcpt, att []any
+}
+
+const (
+	rcptCols, attCols = 4, 6
+	childChunk        = 400 // rows per statement
+)
+
+func (c *childRows) add(id int64, m *Parsed) {
 	for _, group := range []struct {
 		kind  string
 		addrs []string
 	}{{KindTo, m.To}, {KindCc, m.Cc}, {KindBcc, m.Bcc}, {KindEnvelope, m.Envelope}} {
 		for _, addr := range group.addrs {
-			args = append(args, id, clip(addr, 255), clip(domainOf(addr), 255), group.kind)
-			rows++
+			c.rcpt = append(c.rcpt, id, clip(addr, 255), clip(domainOf(addr), 255), group.kind)
 		}
 	}
-	if rows == 0 {
-		return nil
+	for _, at := range m.Attachments {
+		c.att = append(c.att, id, at.Seq, clip(cleanText(at.Name), 512), clip(at.Type, 255), at.Size, hex.EncodeToString(at.Digest[:]))
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO rcpt (id, "to", todomain, kind) VALUES `+placeholders(rows, 4), args...)
-	if err != nil {
+}
+
+func (c *childRows) insert(ctx context.Context, tx *database.Tx) error {
+	if err := insertChunked(ctx, tx, `INSERT INTO rcpt (id, "to", todomain, kind) VALUES `, c.rcpt, rcptCols); err != nil {
 		return fmt.Errorf("insert rcpt: %w", err)
+	}
+	if err := insertChunked(ctx, tx, `INSERT INTO attachment (message_id, seq, name, type, size, digest) VALUES `, c.att, attCols); err != nil {
+		return fmt.Errorf("insert attachment: %w", err)
 	}
 	return nil
 }
 
-func insertAttachments(ctx context.Context, tx *database.Tx, id int64, atts []Attachment) error {
-	if len(atts) == 0 {
-		return nil
-	}
-	args := make([]any, 0, len(atts)*6)
-	for _, at := range atts {
-		args = append(args, id, at.Seq, clip(at.Name, 512), clip(at.Type, 255), at.Size, hex.EncodeToString(at.Digest[:]))
-	}
-	_, err := tx.Exec(ctx, `INSERT INTO attachment (message_id, seq, name, type, size, digest) VALUES `+placeholders(len(atts), 6), args...)
-	if err != nil {
-		return fmt.Errorf("insert attachment: %w", err)
+// insertChunked inserts the flat args, cols values a row, childChunk rows a statement.
+func insertChunked(ctx context.Context, tx *database.Tx, prefix string, args []any, cols int) error {
+	step := childChunk * cols
+	for start := 0; start < len(args); start += step {
+		chunk := args[start:min(start+step, len(args))]
+		if _, err := tx.Exec(ctx, prefix+placeholders(len(chunk)/cols, cols), chunk...); err != nil {
+			return err
+		}
 	}
 	return nil
 }
