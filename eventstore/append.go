@@ -95,11 +95,7 @@ func prepareEvents(events []NewEvent) ([]prepared, error) {
 }
 
 func (s *Store) appendTx(ctx context.Context, tx *database.Tx, stream Stream, expected int64, prep []prepared) ([]Record, error) {
-	head, err := lockHead(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
-	current, err := streamVersion(ctx, tx, stream.ID)
+	head, current, err := lockHeadAndVersion(ctx, tx, stream.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +168,43 @@ func (s *Store) buildRecords(head *headState, stream Stream, current int64, prep
 		head.size, head.chain = r.Position, r.ChainHash
 	}
 	return recs, nodes, nil
+}
+
+// lockHeadAndVersion takes the ledger-head lock, then reads the stream's version. On MySQL
+// both statements go in one round trip: the server runs them in order, so the version is
+// read (with a fresh READ COMMITTED snapshot) only once the lock is held. PostgreSQL cannot
+// send two statements with arguments at once, and SQLite has no round trips.
+func lockHeadAndVersion(ctx context.Context, tx *database.Tx, streamID string) (*headState, int64, error) {
+	if tx.Dialect != database.MySQL {
+		head, err := lockHead(ctx, tx)
+		if err != nil {
+			return nil, 0, err
+		}
+		v, err := streamVersion(ctx, tx, streamID)
+		return head, v, err
+	}
+	rows, err := tx.Query(ctx, `SELECT size, chain_hash, merkle_state FROM ledger_head WHERE id = 1 FOR UPDATE; SELECT MAX(stream_version) FROM events WHERE stream_id = ?`, streamID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("lock ledger head: %w", err)
+	}
+	defer rows.Close()
+	var size int64
+	var chain, state string
+	if !rows.Next() {
+		return nil, 0, errors.Join(errNoHead, rows.Err())
+	}
+	if err := rows.Scan(&size, &chain, &state); err != nil {
+		return nil, 0, fmt.Errorf("lock ledger head: %w", err)
+	}
+	var v sql.NullInt64
+	if !rows.NextResultSet() || !rows.Next() {
+		return nil, 0, fmt.Errorf("read stream version: %w", errors.Join(errors.New("no result"), rows.Err()))
+	}
+	if err := rows.Scan(&v); err != nil {
+		return nil, 0, fmt.Errorf("read stream version: %w", err)
+	}
+	head, err := decodeHead(size, chain, state)
+	return head, v.Int64, err
 }
 
 func streamVersion(ctx context.Context, tx *database.Tx, streamID string) (int64, error) {
