@@ -13,10 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mailledger/mailledger/bench/internal/benchenv"
@@ -122,33 +119,14 @@ func (c *config) validate() error {
 	return errors.Join(errs...)
 }
 
-func main() {
-	cfg, err := parseFlags(os.Args[1:], os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "erasurebench:", err)
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, cfg, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "erasurebench:", err)
-		stop()
-		os.Exit(1)
-	}
-}
+func main() { benchenv.Main("erasurebench", parseFlags, run) }
 
 func run(ctx context.Context, cfg *config, out io.Writer) error {
-	if cfg.cpuProfile != "" {
-		f, err := os.Create(cfg.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := benchenv.StartCPUProfile(cfg.cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	started := time.Now()
 	fmt.Fprintf(out, "erasurebench %s\nmachine: %s\n\n", started.UTC().Format(time.RFC3339), benchenv.Machine())
 	var errs []error

@@ -13,10 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"runtime/pprof"
-	"syscall"
 	"time"
 
 	"github.com/mailledger/mailledger/bench/internal/benchenv"
@@ -59,20 +56,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	return c, nil
 }
 
-func main() {
-	cfg, err := parseFlags(os.Args[1:], os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "exportbench:", err)
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, cfg, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "exportbench:", err)
-		stop()
-		os.Exit(1)
-	}
-}
+func main() { benchenv.Main("exportbench", parseFlags, run) }
 
 // run prepares the archive, then measures the read, the export and the downloads.
 func run(ctx context.Context, cfg *config, out io.Writer) error {
@@ -121,7 +105,7 @@ func measure(ctx context.Context, cfg *config, env *benchEnv, out io.Writer) (*r
 		return nil, err
 	}
 	defer ex.stop()
-	stopProfile, err := startProfile(cfg.cpuProfile)
+	stopProfile, err := benchenv.StartCPUProfile(cfg.cpuProfile)
 	if err != nil {
 		return nil, err
 	}
@@ -135,21 +119,6 @@ func measure(ctx context.Context, cfg *config, env *benchEnv, out io.Writer) (*r
 		return nil, fmt.Errorf("zip: %w", err)
 	}
 	return res, nil
-}
-
-func startProfile(path string) (func(), error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func rate(n float64, d time.Duration) float64 {

@@ -11,10 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mailledger/mailledger/bench/internal/benchenv"
@@ -102,33 +99,14 @@ func (c *config) validate() error {
 	return errors.Join(errs...)
 }
 
-func main() {
-	cfg, err := parseFlags(os.Args[1:], os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "ledgerbench:", err)
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, cfg, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "ledgerbench:", err)
-		stop()
-		os.Exit(1)
-	}
-}
+func main() { benchenv.Main("ledgerbench", parseFlags, run) }
 
 func run(ctx context.Context, cfg *config, out io.Writer) error {
-	if cfg.cpuProfile != "" {
-		f, err := os.Create(cfg.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := benchenv.StartCPUProfile(cfg.cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	rep := &report{started: time.Now(), cfg: cfg}
 	rep.header(out)
 	var errs []error
