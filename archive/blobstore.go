@@ -49,12 +49,6 @@ func MessageKey(tenant string, id int64) string {
 	return fmt.Sprintf("%s/%02x/%02x/%d.m", tenant, (id>>16)&0xff, (id>>8)&0xff, id)
 }
 
-// BatchPutter is a BlobStore that writes many files at once more cheaply than one Put
-// each; PutBatch must be as durable as Put of every file when it returns.
-type BatchPutter interface {
-	PutBatch(ctx context.Context, files map[string][]byte) error
-}
-
 // LocalStore keeps files under one root directory.
 type LocalStore struct {
 	root string
@@ -87,39 +81,57 @@ func (s *LocalStore) Put(_ context.Context, key string, data []byte) error {
 	return syncDir(dir)
 }
 
-var _ BatchPutter = (*LocalStore)(nil)
-
 // PutBatch writes every file as Put does, on a few goroutines, and syncs each folder once
 // after all its files are renamed into it.
 func (s *LocalStore) PutBatch(ctx context.Context, files map[string][]byte) error {
-	var mu sync.Mutex
-	dirs := map[string]bool{}
+	b := s.newBatch(ctx)
+	for key, data := range files {
+		b.add(key, data)
+	}
+	return b.wait()
+}
+
+// putWriters bounds the parallel file writes of one batch.
+const putWriters = 8
+
+// localBatch writes files on a few goroutines while its caller goes on (Commit inserts the
+// rows meanwhile); wait returns once every file and its folder are synced.
+type localBatch struct {
+	s    *LocalStore
+	g    *errgroup.Group
+	mu   sync.Mutex
+	dirs map[string]bool
+}
+
+func (s *LocalStore) newBatch(ctx context.Context) *localBatch {
 	g, _ := errgroup.WithContext(ctx)
 	g.SetLimit(putWriters)
-	for key, data := range files {
-		g.Go(func() error {
-			dir, err := s.place(key, data)
-			if err == nil {
-				mu.Lock()
-				dirs[dir] = true
-				mu.Unlock()
-			}
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	return &localBatch{s: s, g: g, dirs: map[string]bool{}}
+}
+
+func (b *localBatch) add(key string, data []byte) {
+	b.g.Go(func() error {
+		dir, err := b.s.place(key, data)
+		if err == nil {
+			b.mu.Lock()
+			b.dirs[dir] = true
+			b.mu.Unlock()
+		}
+		return err
+	})
+}
+
+func (b *localBatch) wait() error {
+	if err := b.g.Wait(); err != nil {
 		return err
 	}
-	for dir := range dirs {
+	for dir := range b.dirs {
 		if err := syncDir(dir); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-// putWriters bounds the parallel file writes of one PutBatch.
-const putWriters = 4
 
 // place writes data to a fsynced temporary file and renames it to key's path; it returns
 // the folder, which the caller must sync for the rename to be durable.

@@ -26,7 +26,7 @@ const maxDigestsPerQuery = 500
 func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, error) {
 	results := make([]Result, len(batch))
 	err := a.db.InTx(ctx, func(tx *database.Tx) error {
-		var writes []fileWrite
+		files := a.newFiles(ctx)
 		var rows childRows
 		seen, err := existingDigests(ctx, tx, batch)
 		if err != nil {
@@ -40,16 +40,18 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 			}
 			id, err := a.commitOne(ctx, tx, p)
 			if err != nil {
+				_ = files.wait()
 				return fmt.Errorf("%s: %w", p.In.Source, err)
 			}
+			files.add(MessageKey(p.In.Tenant, id), p.Sealed) // written while the next rows go in
 			rows.add(id, p.Msg)
 			results[i], seen[key] = Result{ID: id}, id
-			writes = append(writes, fileWrite{key: MessageKey(p.In.Tenant, id), data: p.Sealed})
 		}
 		if err := rows.insert(ctx, tx); err != nil {
+			_ = files.wait()
 			return err
 		}
-		return a.writeFiles(ctx, writes)
+		return files.wait()
 	})
 	if err != nil {
 		return nil, err
@@ -57,26 +59,34 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 	return results, nil
 }
 
-type fileWrite struct {
-	key  string
-	data []byte
+// fileWriter writes the sealed files of one commit in the background.
+type fileWriter interface {
+	add(key string, data []byte)
+	wait() error
 }
 
-func (a *Archive) writeFiles(ctx context.Context, writes []fileWrite) error {
-	if bp, ok := a.blobs.(BatchPutter); ok {
-		files := make(map[string][]byte, len(writes))
-		for _, w := range writes {
-			files[w.key] = w.data
-		}
-		return bp.PutBatch(ctx, files)
+// newFiles returns the commit's file writer: a LocalStore batch (one folder sync per
+// folder), or Put of each file on a few goroutines for other stores.
+func (a *Archive) newFiles(ctx context.Context) fileWriter {
+	if local, ok := a.blobs.(*LocalStore); ok {
+		return local.newBatch(ctx)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fileWriters)
-	for _, w := range writes {
-		g.Go(func() error { return a.blobs.Put(gctx, w.key, w.data) })
-	}
-	return g.Wait()
+	return &putEach{blobs: a.blobs, ctx: gctx, g: g}
 }
+
+type putEach struct {
+	blobs BlobStore
+	ctx   context.Context
+	g     *errgroup.Group
+}
+
+func (p *putEach) add(key string, data []byte) {
+	p.g.Go(func() error { return p.blobs.Put(p.ctx, key, data) })
+}
+
+func (p *putEach) wait() error { return p.g.Wait() }
 
 func digestKey(tenant, digest string) string { return tenant + "\x00" + digest }
 
