@@ -112,7 +112,7 @@ func existingDigests(ctx context.Context, tx *database.Tx, batch []*Prepared) (m
 }
 
 func findDigests(ctx context.Context, tx *database.Tx, tenant string, digests []any, found map[string]int64) error {
-	q := `SELECT digest, id FROM metadata WHERE tenant_id = ? AND digest IN (` + strings.TrimSuffix(strings.Repeat("?,", len(digests)), ",") + `)`
+	q := `SELECT digest, id FROM metadata WHERE tenant_id = ? AND digest IN (` + database.InList(len(digests)) + `)`
 	rows, err := tx.Query(ctx, q, append([]any{tenant}, digests...)...)
 	if err != nil {
 		return fmt.Errorf("check duplicates: %w", err)
@@ -221,7 +221,7 @@ func insertChunked(ctx context.Context, tx *database.Tx, prefix string, args []a
 	step := childChunk * cols
 	for start := 0; start < len(args); start += step {
 		chunk := args[start:min(start+step, len(args))]
-		if _, err := tx.Exec(ctx, prefix+placeholders(len(chunk)/cols, cols), chunk...); err != nil {
+		if _, err := tx.Exec(ctx, prefix+database.Placeholders(len(chunk)/cols, cols), chunk...); err != nil {
 			return err
 		}
 	}
@@ -244,9 +244,4 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-func placeholders(rows, cols int) string {
-	one := "(" + strings.Repeat("?,", cols-1) + "?)"
-	return strings.Repeat(one+",", rows-1) + one
 }

@@ -39,7 +39,7 @@ type LockFunc func(ctx context.Context, tx *database.Tx) error
 // and rcpt("to", id), and no message's recipients; callers join metadata m on m.id = a.id
 // and filter by tenant and state there.
 func flagged(tenant string, addrs []string) (string, []any) {
-	in := "(" + inList(len(addrs)) + ")"
+	in := "(" + database.InList(len(addrs)) + ")"
 	args := append(append([]any{tenant}, stringArgs(addrs)...), stringArgs(addrs)...)
 	return `(SELECT id, MAX(s) AS s, MAX(r) AS r FROM (SELECT id, 1 AS s, 0 AS r FROM metadata WHERE tenant_id = ? AND "from" IN ` + in + `
 		UNION ALL SELECT id, 0, 1 FROM rcpt WHERE "to" IN ` + in + `) u GROUP BY id) a`, args
@@ -274,7 +274,7 @@ func (a *Archive) Erase(ctx context.Context, r EraseRequest) (int, error) {
 // scopePage returns the ids of up to limit visible messages in the request's scope with
 // an id above after, in id order. It takes no lock: the batches check every id again.
 func (a *Archive) scopePage(ctx context.Context, r EraseRequest, after int64, limit int) ([]int64, error) {
-	in := "(" + inList(len(r.Addresses)) + ")"
+	in := "(" + database.InList(len(r.Addresses)) + ")"
 	q := `SELECT m.id FROM (SELECT id FROM metadata WHERE tenant_id = ? AND "from" IN ` + in + ` AND id > ?
 		UNION SELECT id FROM rcpt WHERE "to" IN ` + in + ` AND id > ?) a` + joinMetadata(a.db.Dialect) +
 		`WHERE m.tenant_id = ? AND ` + visible + ` ORDER BY m.id LIMIT ?`
@@ -295,7 +295,7 @@ func (a *Archive) eraseBatch(ctx context.Context, r EraseRequest, ids []int64, d
 				return err
 			}
 		}
-		q := `SELECT m.id FROM metadata m WHERE m.id IN (` + inList(len(ids)) + `) AND m.tenant_id = ? AND ` + visible +
+		q := `SELECT m.id FROM metadata m WHERE m.id IN (` + database.InList(len(ids)) + `) AND m.tenant_id = ? AND ` + visible +
 			` AND NOT ` + underActiveHold + ` ORDER BY m.id`
 		erasable, err := queryIDs(ctx, tx, q, append(int64Args(ids), r.Tenant)...)
 		if err != nil || len(erasable) == 0 {
@@ -306,7 +306,7 @@ func (a *Archive) eraseBatch(ctx context.Context, r EraseRequest, ids []int64, d
 }
 
 func (a *Archive) markErased(ctx context.Context, tx *database.Tx, ids []int64, requestID string, day time.Time) error {
-	q := `UPDATE metadata SET retained = ?, erased_by = ? WHERE erased_by IS NULL AND id IN (` + inList(len(ids)) + `)`
+	q := `UPDATE metadata SET retained = ?, erased_by = ? WHERE erased_by IS NULL AND id IN (` + database.InList(len(ids)) + `)`
 	args := append([]any{database.TimeArg(tx.Dialect, day), requestID}, int64Args(ids)...)
 	if _, err := tx.Exec(ctx, q, args...); err != nil {
 		return fmt.Errorf("mark erased: %w", err)
@@ -349,8 +349,6 @@ func scanIDs(rows *sql.Rows) ([]int64, error) {
 	}
 	return ids, rows.Err()
 }
-
-func inList(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
 func stringArgs(list []string) []any {
 	out := make([]any, len(list))

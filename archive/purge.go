@@ -131,7 +131,7 @@ func (a *Archive) purgeMessages(ctx context.Context, tx *database.Tx, batch []pu
 	if err := a.index.remove(ctx, tx, ids); err != nil {
 		return fmt.Errorf("remove purged messages from the index: %w", err)
 	}
-	q := `UPDATE metadata SET deleted = 1 WHERE id IN (` + inList(len(ids)) + `)`
+	q := `UPDATE metadata SET deleted = 1 WHERE id IN (` + database.InList(len(ids)) + `)`
 	if _, err := tx.Exec(ctx, q, int64Args(ids)...); err != nil {
 		return fmt.Errorf("mark deleted: %w", err)
 	}

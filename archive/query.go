@@ -162,7 +162,7 @@ func (a *Archive) fillRecipients(ctx context.Context, msgs []Message) error {
 		byID[msgs[i].ID] = &msgs[i]
 		args[i] = msgs[i].ID
 	}
-	q := `SELECT id, "to", kind FROM rcpt WHERE kind IN ('to', 'cc') AND id IN (` + strings.TrimSuffix(strings.Repeat("?,", len(msgs)), ",") + `) ORDER BY id, kind`
+	q := `SELECT id, "to", kind FROM rcpt WHERE kind IN ('to', 'cc') AND id IN (` + database.InList(len(msgs)) + `) ORDER BY id, kind`
 	rows, err := a.db.QueryContext(ctx, a.db.Rebind(q), args...)
 	if err != nil {
 		return fmt.Errorf("read recipients: %w", err)

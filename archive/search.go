@@ -148,7 +148,7 @@ const removeChunk = 500
 func removeIDs(ctx context.Context, tx *database.Tx, prefix string, ids []int64) error {
 	for start := 0; start < len(ids); start += removeChunk {
 		chunk := ids[start:min(start+removeChunk, len(ids))]
-		if _, err := tx.Exec(ctx, prefix+"("+inList(len(chunk))+")", int64Args(chunk)...); err != nil {
+		if _, err := tx.Exec(ctx, prefix+"("+database.InList(len(chunk))+")", int64Args(chunk)...); err != nil {
 			return err
 		}
 	}

@@ -34,3 +34,15 @@ func TestRebind(t *testing.T) {
 		t.Errorf("mysql: got %q", got)
 	}
 }
+
+func TestPlaceholders(t *testing.T) {
+	if got, want := Placeholders(2, 3), "(?, ?, ?), (?, ?, ?)"; got != want {
+		t.Errorf("got %q; want %q", got, want)
+	}
+	if got, want := InList(3), "?, ?, ?"; got != want {
+		t.Errorf("got %q; want %q", got, want)
+	}
+	if got := Rebind(Postgres, "IN ("+InList(2)+")"); got != "IN ($1, $2)" {
+		t.Errorf("rebound: got %q", got)
+	}
+}

@@ -44,7 +44,7 @@ func (s *Store) Append(ctx context.Context, stream Stream, expected int64, event
 		return err
 	})
 	if err != nil {
-		if isUniqueViolation(err) {
+		if database.IsUniqueViolation(err) {
 			return nil, fmt.Errorf("%w: stream %s", ErrConcurrentModification, stream.ID)
 		}
 		return nil, err
@@ -229,7 +229,7 @@ func eventInserts(d database.Dialect, recs []Record) []Statement {
 				r.EventType, r.SchemaVersion, string(r.Payload), string(r.Metadata),
 				database.TimeArg(d, r.RecordedAt), r.LeafHash.String(), r.ChainHash.String())
 		}
-		out = append(out, Statement{`INSERT INTO events (` + eventColumns + `) VALUES ` + placeholders(len(chunk), 12), args})
+		out = append(out, Statement{`INSERT INTO events (` + eventColumns + `) VALUES ` + database.Placeholders(len(chunk), 12), args})
 	}
 	return out
 }
@@ -242,7 +242,7 @@ func nodeInserts(nodes []treeNode) []Statement {
 		for _, n := range chunk {
 			args = append(args, n.level, n.index, n.hash.String())
 		}
-		out = append(out, Statement{`INSERT INTO merkle_nodes (level, idx, hash) VALUES ` + placeholders(len(chunk), 3), args})
+		out = append(out, Statement{`INSERT INTO merkle_nodes (level, idx, hash) VALUES ` + database.Placeholders(len(chunk), 3), args})
 	}
 	return out
 }
@@ -297,26 +297,6 @@ func joinMulti(stmts []Statement) (string, []any) {
 		args = append(args, st.Args...)
 	}
 	return strings.Join(qs, "; "), args
-}
-
-// placeholders returns "(?,?,…),(?,?,…)…" for rows rows of cols columns.
-func placeholders(rows, cols int) string {
-	one := "(" + strings.Repeat("?,", cols-1) + "?)"
-	return strings.Repeat(one+",", rows-1) + one
-}
-
-// isUniqueViolation recognises a duplicate-key error of any of the three drivers.
-func isUniqueViolation(err error) bool {
-	if err == nil {
-		return false
-	}
-	msg := err.Error()
-	for _, s := range []string{"UNIQUE constraint failed", "SQLSTATE 23505", "Error 1062", "Duplicate entry"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // MarshalJSON gives a record's API form: payload and metadata as JSON objects, hashes hex.

@@ -118,7 +118,7 @@ func (s *Store) saveCheckpoint(ctx context.Context, cp *Checkpoint) error {
 			cp.Size, cp.RootHash.String(), string(cp.Note), database.TimeArg(tx.Dialect, cp.CreatedAt))
 		return err
 	})
-	if err != nil && !isUniqueViolation(err) { // another node signed the same size first
+	if err != nil && !database.IsUniqueViolation(err) { // another node signed the same size first
 		return fmt.Errorf("save checkpoint: %w", err)
 	}
 	return nil

@@ -40,8 +40,7 @@ func (s *Store) ReadPositions(ctx context.Context, positions []int64) ([]Record,
 	for i, p := range positions {
 		args[i] = p
 	}
-	q := selectEvents + `WHERE position IN (` + placeholders(1, len(positions))[1:]
-	q = q[:len(q)-1] + `) ORDER BY position`
+	q := selectEvents + `WHERE position IN (` + database.InList(len(positions)) + `) ORDER BY position`
 	return s.query(ctx, false, q, args...)
 }
 

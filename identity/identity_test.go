@@ -63,7 +63,8 @@ func TestConcurrentBootstrapCreatesOneUser(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, _ = users.EnsureBootstrap(context.Background(), "admin", "pw", identity.RoleAdmin)
+				_, err := users.EnsureBootstrap(context.Background(), "admin", "pw", identity.RoleAdmin)
+				assert.NoError(t, err, "a concurrent bootstrap either creates the user or finds it")
 			}()
 		}
 		wg.Wait()

@@ -104,16 +104,14 @@ func (s *Users) Add(ctx context.Context, u User) (int64, error) {
 		u.Domain = LocalDomain
 	}
 	var id int64
+	// The unique key on username decides, so that two concurrent adds of one name give one
+	// user and one ErrUserExists.
 	err := s.db.InTx(ctx, func(tx *database.Tx) error {
-		var n int
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM users WHERE username = ?`, u.Username).Scan(&n); err != nil {
-			return err
-		}
-		if n > 0 {
-			return fmt.Errorf("%w: %s", ErrUserExists, u.Username)
-		}
 		_, err := tx.Exec(ctx, `INSERT INTO users (username, realname, email, domain, password, isadmin, dn, samaccountname, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			u.Username, u.Realname, strings.ToLower(u.Email), strings.ToLower(u.Domain), u.PasswordHash, int(u.Role), u.DN, u.SAMAccountName, database.TimeArg(tx.Dialect, time.Now()))
+		if database.IsUniqueViolation(err) {
+			return fmt.Errorf("%w: %s", ErrUserExists, u.Username)
+		}
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
@@ -29,7 +28,7 @@ var bareQueries = []struct{ name, sql string }{
 
 // bareScope runs the bare queries one after the other and returns their numbers.
 func bareScope(ctx context.Context, db *database.DB, tenant string, addrs []string) (archive.Scope, error) {
-	in := strings.TrimSuffix(strings.Repeat("?,", len(addrs)), ",")
+	in := database.InList(len(addrs))
 	list := make([]any, len(addrs))
 	for i, a := range addrs {
 		list[i] = a

@@ -159,8 +159,7 @@ func (l *loader) insertRows(ctx context.Context, head string, cols, n int, row f
 		for i := start; i < end; i++ {
 			args = append(args, row(i)...)
 		}
-		one := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + ")"
-		q := head + strings.TrimSuffix(strings.Repeat(one+",", end-start), ",")
+		q := head + database.Placeholders(end-start, cols)
 		if _, err := tx.ExecContext(ctx, database.Rebind(l.d, q), args...); err != nil {
 			return fmt.Errorf("%s…: %w", head[:min(len(head), 40)], err)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/eventstore"
@@ -102,8 +101,5 @@ func plainArgs(d database.Dialect, recs []eventstore.Record) []any {
 	return args
 }
 
-// valuesList returns "(?,…),(?,…)…" for rows rows of cols columns.
-func valuesList(rows, cols int) string {
-	one := "(" + strings.Repeat("?,", cols-1) + "?)"
-	return strings.Repeat(one+",", rows-1) + one
-}
+// valuesList returns "(?, …), (?, …)…" for rows rows of cols columns.
+func valuesList(rows, cols int) string { return database.Placeholders(rows, cols) }
