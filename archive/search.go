@@ -15,7 +15,8 @@ const maxIndexedBody = 256 << 10
 // index keeps tokens, not text), PostgreSQL tsvector with a GIN index, MySQL FULLTEXT.
 // Subject, sender, recipients, body text and attachment names are indexed.
 type searchIndex interface {
-	add(ctx context.Context, tx *database.Tx, id int64, tenant string, m *Parsed) error
+	// add indexes the new messages of one commit, a few statements for the lot.
+	add(ctx context.Context, tx *database.Tx, entries []indexEntry) error
 	// remove takes messages out of the index, one statement per removeChunk ids.
 	remove(ctx context.Context, tx *database.Tx, ids []int64) error
 	// match returns a SQL condition on metadata.id (aliased m) and its arguments for the
@@ -31,6 +32,57 @@ func newSearchIndex(d database.Dialect) searchIndex {
 		return mysqlIndex{}
 	}
 	return sqliteIndex{}
+}
+
+// indexEntry is one message to index.
+type indexEntry struct {
+	id     int64
+	tenant string
+	msg    *Parsed
+}
+
+// indexChunk and indexChunkBytes bound one multi-row index INSERT: at most indexChunk rows
+// and, past the first row, about indexChunkBytes of text (bodies are up to maxIndexedBody
+// each; MySQL's default max_allowed_packet is 16 MiB).
+const (
+	indexChunk      = 100
+	indexChunkBytes = 4 << 20
+)
+
+// insertIndexRows inserts one row per entry with prefix + row template, in statements
+// bounded by indexChunk and indexChunkBytes; argsOf gives the row's arguments.
+func insertIndexRows(ctx context.Context, tx *database.Tx, prefix, row string, entries []indexEntry, argsOf func(indexEntry) []any) error {
+	var args []any
+	rows, size := 0, 0
+	flush := func() error {
+		if rows == 0 {
+			return nil
+		}
+		_, err := tx.Exec(ctx, prefix+database.Rows(rows, row), args...)
+		args, rows, size = args[:0], 0, 0
+		return err
+	}
+	for _, e := range entries {
+		a := argsOf(e)
+		n := textSize(a)
+		if rows > 0 && (rows == indexChunk || size+n > indexChunkBytes) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		args, rows, size = append(args, a...), rows+1, size+n
+	}
+	return flush()
+}
+
+func textSize(args []any) int {
+	n := 0
+	for _, a := range args {
+		if s, ok := a.(string); ok {
+			n += len(s)
+		}
+	}
+	return n
 }
 
 type indexDoc struct {
@@ -77,11 +129,12 @@ func searchWords(q string) []string {
 
 type sqliteIndex struct{}
 
-func (sqliteIndex) add(ctx context.Context, tx *database.Tx, id int64, tenant string, m *Parsed) error {
-	d := docOf(m)
-	_, err := tx.Exec(ctx, `INSERT INTO message_search (rowid, tenant_id, subject, sender, recipients, body, attachments) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		id, tenant, d.subject, d.sender, d.recipients, d.body, d.attachments)
-	return err
+func (sqliteIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
+	return insertIndexRows(ctx, tx, `INSERT INTO message_search (rowid, tenant_id, subject, sender, recipients, body, attachments) VALUES `,
+		`(`+database.InList(7)+`)`, entries, func(e indexEntry) []any {
+			d := docOf(e.msg)
+			return []any{e.id, e.tenant, d.subject, d.sender, d.recipients, d.body, d.attachments}
+		})
 }
 
 func (sqliteIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
@@ -98,13 +151,13 @@ func (sqliteIndex) match(words []string) (string, []any) {
 
 type pgIndex struct{}
 
-func (pgIndex) add(ctx context.Context, tx *database.Tx, id int64, tenant string, m *Parsed) error {
-	d := docOf(m)
-	_, err := tx.Exec(ctx, `INSERT INTO message_search (id, tenant_id, document) VALUES (?, ?,
-		setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'B') ||
-		setweight(to_tsvector('simple', ?), 'C') || to_tsvector('simple', ?))`,
-		id, tenant, d.subject, d.sender+" "+d.recipients, d.attachments, d.body)
-	return err
+func (pgIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
+	return insertIndexRows(ctx, tx, `INSERT INTO message_search (id, tenant_id, document) VALUES `,
+		`(?, ?, setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'B') || `+
+			`setweight(to_tsvector('simple', ?), 'C') || to_tsvector('simple', ?))`, entries, func(e indexEntry) []any {
+			d := docOf(e.msg)
+			return []any{e.id, e.tenant, d.subject, d.sender + " " + d.recipients, d.attachments, d.body}
+		})
 }
 
 func (pgIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
@@ -117,9 +170,9 @@ func (pgIndex) match(words []string) (string, []any) {
 
 type mysqlIndex struct{}
 
-func (mysqlIndex) add(ctx context.Context, tx *database.Tx, id int64, tenant string, m *Parsed) error {
-	_, err := tx.Exec(ctx, `INSERT INTO message_search (id, tenant_id, document) VALUES (?, ?, ?)`, id, tenant, docOf(m).all())
-	return err
+func (mysqlIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
+	return insertIndexRows(ctx, tx, `INSERT INTO message_search (id, tenant_id, document) VALUES `, `(?, ?, ?)`, entries,
+		func(e indexEntry) []any { return []any{e.id, e.tenant, docOf(e.msg).all()} })
 }
 
 func (mysqlIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {

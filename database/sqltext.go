@@ -13,8 +13,16 @@ func InList(n int) string {
 // Placeholders returns "(?, …), (?, …)…": rows groups of cols placeholders, for a
 // multi-row VALUES list.
 func Placeholders(rows, cols int) string {
-	one := "(" + InList(cols) + ")"
-	return strings.Repeat(one+", ", rows-1) + one
+	return Rows(rows, "("+InList(cols)+")")
+}
+
+// Rows returns rows copies of the row template, comma-separated: a multi-row VALUES list
+// whose rows are expressions rather than bare placeholders.
+func Rows(rows int, row string) string {
+	if rows <= 0 {
+		return ""
+	}
+	return strings.Repeat(row+", ", rows-1) + row
 }
 
 // IsUniqueViolation recognises a duplicate-key error of any of the three drivers.
