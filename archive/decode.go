@@ -1,0 +1,222 @@
+package archive
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"mime/quotedprintable"
+	"strings"
+
+	"github.com/cention-sany/utf7"
+	"github.com/jhillyerd/enmime/v2"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/htmlindex"
+	"golang.org/x/text/encoding/ianaindex"
+	"golang.org/x/text/encoding/unicode"
+)
+
+// The parser reads the MIME tree with enmime's RawContent option and decodes each part here,
+// in one pass over a byte slice: enmime's own decoding streams base64 through byte-at-a-time
+// readers and runs a charset detector (gogs/chardet) on every text part, a large share of
+// the import's CPU.
+// What is decoded is what enmime decoded, with these deliberate differences: the declared
+// charset is trusted (no detection), charset labels follow the WHATWG Encoding Standard
+// (so ISO-8859-1 is read as windows-1252, as mail clients do), and corrupt base64 keeps
+// what can be decoded instead of dropping the part's content.
+
+// decodeParts decodes, in place, the Content of every part of the tree that holds content
+// (the leaves; multipart containers have none): transfer encoding first, then, for text/*
+// parts, the declared charset into UTF-8. Problems become warnings on the part, which
+// EnvelopeFromPart gathers into Envelope.Errors.
+func decodeParts(root *enmime.Part) {
+	_ = root.DepthMatchAll(func(p *enmime.Part) bool {
+		if p.FirstChild == nil && p.Content != nil {
+			decodePart(p)
+		}
+		return false
+	})
+}
+
+func decodePart(p *enmime.Part) {
+	cte := p.Header.Get("Content-Transfer-Encoding")
+	switch strings.ToLower(cte) {
+	case "base64":
+		content, err := decodeBase64(p.Content)
+		p.Content = content
+		if err != nil {
+			warn(p, enmime.ErrorMalformedBase64, err.Error())
+		}
+	case "quoted-printable":
+		content, err := decodeQuotedPrintable(p.Content)
+		p.Content = content
+		if err != nil {
+			warn(p, enmime.ErrorContentEncoding, err.Error())
+		}
+	case "7bit", "8bit", "binary", "":
+	default:
+		// As enmime: unknown encodings leave the content as it is, charset included.
+		warn(p, enmime.ErrorContentEncoding, fmt.Sprintf("Unrecognized Content-Transfer-Encoding type %q", cte))
+		return
+	}
+	if strings.HasPrefix(p.ContentType, "text/") {
+		convertCharset(p)
+	}
+}
+
+func warn(p *enmime.Part, name, detail string) {
+	p.Errors = append(p.Errors, &enmime.Error{Name: name, Detail: detail})
+}
+
+// base64Ignored are the bytes a base64 body may carry besides its alphabet without being
+// corrupt: line breaks, folding white space and padding (which may also sit in the middle
+// of bodies glued together from several encoded chunks).
+const base64Ignored = "\r\n\t ="
+
+// decodeBase64 decodes a base64 body leniently, in one call of encoding/base64: bytes
+// outside the alphabet are dropped, missing padding is fine, and a truncated body decodes up
+// to its last whole group. It returns what it could decode and, when the input was corrupt,
+// an error saying so.
+func decodeBase64(in []byte) ([]byte, error) {
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(in)))
+	if n, err := base64.StdEncoding.Decode(out, in); err == nil {
+		return out[:n], nil // well-formed: only line breaks to skip, which Decode does
+	}
+	clean := make([]byte, 0, len(in))
+	junk := 0
+	for _, c := range in {
+		switch {
+		case isBase64Alphabet(c):
+			clean = append(clean, c)
+		case strings.IndexByte(base64Ignored, c) < 0:
+			junk++
+		}
+	}
+	var problems []string
+	if junk > 0 {
+		problems = append(problems, fmt.Sprintf("dropped %d bytes outside the base64 alphabet", junk))
+	}
+	// Decode returns what precedes an error; after cleaning, the only one left is a dangling
+	// last character (a truncated body).
+	n, err := base64.RawStdEncoding.Decode(out, clean)
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if problems != nil {
+		return out[:n], errors.New(strings.Join(problems, "; "))
+	}
+	return out[:n], nil
+}
+
+func isBase64Alphabet(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/'
+}
+
+// decodeQuotedPrintable decodes with mime/quotedprintable after making the body acceptable
+// to it the way enmime does (see qpClean). On a decoding error it returns what was decoded.
+func decodeQuotedPrintable(in []byte) ([]byte, error) {
+	out, err := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(qpClean(in))))
+	if err != nil {
+		return out, fmt.Errorf("quoted-printable: %w", err)
+	}
+	return out, nil
+}
+
+// qpMaxLine is the longest line qpClean lets through before it inserts a soft line break:
+// mime/quotedprintable fails on lines longer than its 4 KiB buffer. Same value as enmime's.
+const qpMaxLine = 1024
+
+// qpClean does over a byte slice what enmime's internal QPCleaner (not importable) does over
+// a reader, so that bodies decode exactly as they did: an "=" not starting an escape or a soft
+// line break is escaped as "=3D", control and 8-bit bytes are escaped, and over-long lines
+// get soft line breaks.
+func qpClean(in []byte) []byte {
+	const hex = "0123456789ABCDEF"
+	out := make([]byte, 0, len(in)+len(in)/16)
+	line := 0
+	breakIfLong := func(need int) {
+		if line+need >= qpMaxLine {
+			out = append(out, "=\r\n"...)
+			line = 0
+		}
+	}
+	for i, b := range in {
+		breakIfLong(0)
+		switch {
+		case b == '=':
+			breakIfLong(2)
+			if qpEscapeFollows(in[i+1:]) {
+				out = append(out, b)
+				line++
+			} else {
+				out = append(out, "=3D"...)
+				line += 3
+			}
+		case b == '\r' || b == '\n':
+			out = append(out, b)
+			line = 0
+		case b != '\t' && (b < ' ' || b > '~'):
+			breakIfLong(2)
+			out = append(out, '=', hex[b>>4], hex[b&0x0f])
+			line += 3
+		default:
+			out = append(out, b)
+			line++
+		}
+	}
+	return out
+}
+
+// qpEscapeFollows reports whether the bytes after an "=" make it an escape or a soft break.
+func qpEscapeFollows(rest []byte) bool {
+	if len(rest) > 0 && rest[0] == '\n' {
+		return true
+	}
+	if len(rest) < 2 {
+		return false
+	}
+	return rest[0] == '\r' && rest[1] == '\n' || isHex(rest[0]) && isHex(rest[1])
+}
+
+func isHex(b byte) bool {
+	return '0' <= b && b <= '9' || 'A' <= b && b <= 'F' || 'a' <= b && b <= 'f'
+}
+
+// convertCharset turns a text part's Content from its declared charset into UTF-8. With no
+// charset declared, or UTF-8 declared, the bytes stay as they are (invalid UTF-8 included,
+// as before); an unknown charset keeps them too and is reported.
+func convertCharset(p *enmime.Part) {
+	if p.Charset == "" {
+		return
+	}
+	enc := lookupCharset(p.Charset)
+	switch {
+	case enc == nil:
+		warn(p, enmime.ErrorCharsetConversion, fmt.Sprintf("unsupported charset %q, text kept undecoded", p.Charset))
+	case enc == unicode.UTF8:
+	default:
+		out, err := enc.NewDecoder().Bytes(p.Content)
+		if err != nil {
+			warn(p, enmime.ErrorCharsetConversion, fmt.Sprintf("charset %q: %v", p.Charset, err))
+			return
+		}
+		p.Content = out
+	}
+}
+
+// lookupCharset finds a charset by its label: the WHATWG Encoding Standard's labels (what
+// browsers and mail clients accept), then IANA names it lacks (IBM850, …), then UTF-7, which
+// WHATWG leaves out but old mail uses. It returns nil for labels none of them know.
+func lookupCharset(label string) encoding.Encoding {
+	if enc, err := htmlindex.Get(label); err == nil {
+		return enc
+	}
+	if enc, err := ianaindex.IANA.Encoding(label); err == nil && enc != nil {
+		return enc
+	}
+	if l := strings.ToLower(strings.TrimSpace(label)); l == "utf-7" || l == "utf7" {
+		return utf7.UTF7
+	}
+	return nil
+}
