@@ -260,16 +260,13 @@ func (r *jobRun) record(ctx context.Context, fn func(*export.Job) (domain.Event,
 	}
 }
 
-// complete closes the production, hashes it and records the completion.
+// complete closes the production and records the completion with its manifest.
 func (r *jobRun) complete(ctx context.Context) error {
 	loadFiles, err := r.prod.Close()
 	if err != nil {
 		return err
 	}
-	m, err := archive.ProductionManifest(ctx, r.prod.Dir())
-	if err != nil {
-		return err
-	}
+	m := r.prod.Manifest()
 	done := export.Completed{BatesEnd: r.next - 1, OutputSize: m.Size, LoadFiles: loadFiles, ManifestHash: m.Hash, ProducedFiles: m.Files}
 	if r.next == r.job.Reserved.Start {
 		done.BatesEnd = 0 // nothing produced

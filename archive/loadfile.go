@@ -160,6 +160,7 @@ type loadWriter struct {
 	name  string
 	file  *os.File
 	sum   hash.Hash
+	size  int64
 	write func(row []string) error
 	flush func() error
 }
@@ -170,7 +171,7 @@ func openLoadWriter(root *os.Root, name string) (*loadWriter, io.Writer, error) 
 		return nil, nil, err
 	}
 	w := &loadWriter{name: name, file: f, sum: sha256.New()}
-	return w, io.MultiWriter(f, w.sum), nil
+	return w, io.MultiWriter(f, w.sum, sizeCounter{&w.size}), nil
 }
 
 // utf8BOM opens the CSV load file (the spec: UTF-8 with a byte-order mark).
@@ -248,7 +249,16 @@ func newDATWriter(root *os.Root, name string, d datDelimiters) (*loadWriter, err
 }
 
 // close flushes and closes the file and returns the SHA-256 of its bytes, in hex.
-func (w *loadWriter) close() (string, error) {
+// close finishes the file and returns its SHA-256.
+func (w *loadWriter) close() ([32]byte, error) {
 	err := errors.Join(w.flush(), w.file.Close())
-	return hex.EncodeToString(w.sum.Sum(nil)), err
+	return [32]byte(w.sum.Sum(nil)), err
+}
+
+// sizeCounter counts the bytes written through it.
+type sizeCounter struct{ n *int64 }
+
+func (c sizeCounter) Write(b []byte) (int, error) {
+	*c.n += int64(len(b))
+	return len(b), nil
 }

@@ -1,8 +1,11 @@
 package archive
 
 import (
+	"cmp"
 	"context"
 	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -10,7 +13,9 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -211,6 +216,16 @@ type Production struct {
 	dirs   map[string]bool // folders made so far
 	writes errgroup.Group
 	failed atomic.Pointer[error] // the first failed file write
+
+	mu      sync.Mutex
+	written []writtenFile // every file written, for the manifest
+}
+
+// writtenFile is one file of the production as the manifest counts it.
+type writtenFile struct {
+	path string // relative to the job directory, with "/"
+	sum  [32]byte
+	size int64
 }
 
 // CreateProduction starts a production in an empty job directory (whatever an earlier,
@@ -289,19 +304,19 @@ func (p *Production) Add(number int64, doc *Document) (string, error) {
 	e := entry{docID: id, doc: doc}
 	var err error
 	if p.cfg.Natives {
-		if e.nativePath, err = p.write(folder, NativesDir, id+".eml", doc.Raw); err != nil {
+		if e.nativePath, err = p.write(folder, NativesDir, id+".eml", doc.Raw, &doc.SHA256); err != nil {
 			return "", err
 		}
 	}
 	if p.cfg.Text {
-		if e.textPath, err = p.write(folder, TextDir, id+".txt", []byte(doc.Msg.Text)); err != nil {
+		if e.textPath, err = p.write(folder, TextDir, id+".txt", []byte(doc.Msg.Text), nil); err != nil {
 			return "", err
 		}
 	}
 	if p.cfg.Attachments {
 		for _, att := range doc.Msg.Attachments {
 			name := fmt.Sprintf("%s_%03d.%s", id, att.Seq, AttachmentExt(att.Name, att.Type))
-			rel, err := p.write(folder, AttachmentsDir, name, att.Content)
+			rel, err := p.write(folder, AttachmentsDir, name, att.Content, &att.Digest)
 			if err != nil {
 				return "", err
 			}
@@ -312,8 +327,10 @@ func (p *Production) Add(number int64, doc *Document) (string, error) {
 }
 
 // write stores data as dir/name under the custodian folder (when there is one), in the
-// background, and returns its path relative to the job directory, with "/".
-func (p *Production) write(folder, dir, name string, data []byte) (string, error) {
+// background, and returns its path relative to the job directory, with "/". sum is the
+// SHA-256 of data when the caller knows it (a native's digest was checked when it was
+// read, an attachment's computed when it was decoded); nil has it computed here.
+func (p *Production) write(folder, dir, name string, data []byte, sum *[32]byte) (string, error) {
 	rel := path.Join(folder, dir)
 	if !p.dirs[rel] {
 		if err := p.root.MkdirAll(rel, 0o750); err != nil {
@@ -328,6 +345,15 @@ func (p *Production) write(folder, dir, name string, data []byte) (string, error
 			p.failed.CompareAndSwap(nil, &err)
 			return err
 		}
+		f := writtenFile{path: rel, size: int64(len(data))}
+		if sum != nil {
+			f.sum = *sum
+		} else {
+			f.sum = sha256.Sum256(data)
+		}
+		p.mu.Lock()
+		p.written = append(p.written, f)
+		p.mu.Unlock()
 		return nil
 	})
 	return rel, nil
@@ -352,7 +378,8 @@ func (p *Production) Close() (map[string]string, error) {
 	for _, w := range p.loads {
 		sum, err := w.close()
 		errs = append(errs, err)
-		hashes[w.name] = sum
+		hashes[w.name] = hex.EncodeToString(sum[:])
+		p.written = append(p.written, writtenFile{path: w.name, sum: sum, size: w.size})
 	}
 	p.loads = nil
 	errs = append(errs, p.root.Close())
@@ -360,6 +387,45 @@ func (p *Production) Close() (map[string]string, error) {
 		return nil, err
 	}
 	return hashes, nil
+}
+
+// Manifest is the Manifest of a closed production, made from what its writers hashed as
+// they wrote: the same value as ProductionManifest of the job directory, without reading
+// the production back.
+func (p *Production) Manifest() Manifest {
+	files := slices.Clone(p.written)
+	slices.SortFunc(files, func(a, b writtenFile) int { return compareWalkOrder(a.path, b.path) })
+	m := Manifest{Files: len(files)}
+	outer := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(outer, "%s  %s\n", hex.EncodeToString(f.sum[:]), f.path)
+		m.Size += f.size
+	}
+	m.Hash = hex.EncodeToString(outer.Sum(nil))
+	return m
+}
+
+// compareWalkOrder orders slash-separated paths as io/fs.WalkDir visits them: component by
+// component, each folder's entries sorted by name.
+func compareWalkOrder(a, b string) int {
+	for {
+		ca, restA, moreA := strings.Cut(a, "/")
+		cb, restB, moreB := strings.Cut(b, "/")
+		if c := strings.Compare(ca, cb); c != 0 {
+			return c
+		}
+		if !moreA || !moreB {
+			return cmp.Compare(boolInt(moreA), boolInt(moreB))
+		}
+		a, b = restA, restB
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Abort waits for the file writes in flight, closes the production and removes its

@@ -125,6 +125,7 @@ func TestProductionManifestAndZip(t *testing.T) {
 	m, err := archive.ProductionManifest(ctx, p.Dir())
 	require.NoError(t, err)
 	assert.Equal(t, 7, m.Files, "2 natives, 2 texts, 1 attachment, 2 load files")
+	assert.Equal(t, m, p.Manifest(), "the manifest made while writing is the one read back")
 	var buf bytes.Buffer
 	n, err := archive.WriteProductionZip(ctx, p.Dir(), &buf)
 	require.NoError(t, err)
