@@ -65,6 +65,17 @@ func decodePart(p *enmime.Part) {
 	}
 }
 
+// replacesContent reports whether decodePart always replaces p's Content with bytes of its
+// own (base64 and quoted-printable parts, even when corrupt), so that the splitter can hand
+// it a slice of the message instead of a copy.
+func replacesContent(p *enmime.Part) bool {
+	switch strings.ToLower(p.Header.Get("Content-Transfer-Encoding")) {
+	case "base64", "quoted-printable":
+		return true
+	}
+	return false
+}
+
 func warn(p *enmime.Part, name, detail string) {
 	p.Errors = append(p.Errors, &enmime.Error{Name: name, Detail: detail})
 }
@@ -79,7 +90,7 @@ const base64Ignored = "\r\n\t ="
 // to its last whole group. It returns what it could decode and, when the input was corrupt,
 // an error saying so.
 func decodeBase64(in []byte) ([]byte, error) {
-	out := make([]byte, base64.StdEncoding.DecodedLen(len(in)))
+	out := make([]byte, base64.RawStdEncoding.DecodedLen(len(in))) // room for unpadded input too
 	if n, err := base64.StdEncoding.Decode(out, in); err == nil {
 		return out[:n], nil // well-formed: only line breaks to skip, which Decode does
 	}

@@ -48,9 +48,12 @@ var ErrNotMessage = errors.New("not an email message")
 
 // Parser reads messages with enmime (github.com/jhillyerd/enmime): a tolerant MIME parser
 // that decodes encoded words, sorts the parts into body, attachments and inlines, turns
-// HTML-only bodies into text and records, rather than fails on, malformed parts. enmime reads
-// the part tree with its content raw; decodeParts decodes transfer encodings and declared
-// charsets at a fraction of the cost of enmime's readers and charset detection (decode.go).
+// HTML-only bodies into text and records, rather than fails on, malformed parts. The part
+// tree, with its content raw, comes from the splitter (parse_split.go), which slices it out
+// of the message several times faster than enmime's byte-at-a-time boundary reader, or from
+// enmime's ReadParts for the messages the splitter leaves to it; decodeParts decodes
+// transfer encodings and declared charsets at a fraction of the cost of enmime's readers and
+// charset detection (decode.go).
 type Parser struct {
 	// SpamHeader is the spec's spam_header_line ("X-Spam-Flag: YES"); empty disables it.
 	SpamHeader string
@@ -60,20 +63,50 @@ type Parser struct {
 // NewParser returns a parser; spamHeader may be empty.
 func NewParser(spamHeader string) *Parser {
 	return &Parser{SpamHeader: spamHeader, parser: enmime.NewParser(
-		enmime.SkipMalformedParts(true), enmime.MaxStoredPartErrors(10), enmime.RawContent(true))}
+		enmime.SkipMalformedParts(true), enmime.MaxStoredPartErrors(maxStoredPartErrors), enmime.RawContent(true))}
 }
 
 // Parse reads raw, which it never changes.
 func (p *Parser) Parse(raw []byte) (*Parsed, error) {
+	out, _, err := p.parse(raw, true)
+	return out, err
+}
+
+// parse reads raw, with the splitter when split is set and it takes the message; why says
+// why the splitter left the message to enmime (nil when it did not).
+func (p *Parser) parse(raw []byte, split bool) (out *Parsed, why, err error) {
 	content := withoutFromLine(raw)
 	if !looksLikeMessage(content) {
-		return nil, ErrNotMessage
+		return nil, nil, ErrNotMessage
 	}
-	root, err := p.parser.ReadParts(bytes.NewReader(content))
+	root, why, err := p.readParts(content, split)
 	if err != nil {
-		return nil, fmt.Errorf("parse mime: %w", err)
+		return nil, why, err
 	}
+	out, err = p.fromParts(raw, content, root)
+	return out, why, err
+}
+
+// readParts returns content's part tree, from the splitter if split is set and it takes the
+// message, else from enmime's ReadParts.
+func (p *Parser) readParts(content []byte, split bool) (root *enmime.Part, why, err error) {
+	if split {
+		if root, why = p.splitParts(content); why == nil {
+			return root, nil, nil
+		}
+	}
+	root, err = p.parser.ReadParts(bytes.NewReader(content))
+	if err != nil {
+		return nil, why, fmt.Errorf("parse mime: %w", err)
+	}
+	return root, why, nil
+}
+
+// fromParts decodes the parts of root, sorts them into body and attachments and reads the
+// headers.
+func (p *Parser) fromParts(raw, content []byte, root *enmime.Part) (*Parsed, error) {
 	decodeParts(root)
+	// The root is always enmime's own (the splitter's too), which EnvelopeFromPart needs.
 	env, err := p.parser.EnvelopeFromPart(root)
 	if err != nil {
 		return nil, fmt.Errorf("parse mime: %w", err)
