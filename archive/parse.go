@@ -69,6 +69,20 @@ func NewParser(spamHeader string) *Parser {
 // Parse reads raw, which it never changes.
 func (p *Parser) Parse(raw []byte) (*Parsed, error) {
 	out, _, err := p.parse(raw, true)
+	if err == nil {
+		out.Digest, out.BodyDigest = sha256.Sum256(raw), sha256.Sum256(bodyOf(withoutFromLine(raw)))
+	}
+	return out, err
+}
+
+// ParseChecked is Parse for bytes whose SHA-256 the caller has just checked against digest
+// (a message read back from the store): Digest is set to digest and BodyDigest is left
+// zero, instead of hashing the message twice more.
+func (p *Parser) ParseChecked(raw []byte, digest [32]byte) (*Parsed, error) {
+	out, _, err := p.parse(raw, true)
+	if err == nil {
+		out.Digest = digest
+	}
 	return out, err
 }
 
@@ -83,7 +97,7 @@ func (p *Parser) parse(raw []byte, split bool) (out *Parsed, why, err error) {
 	if err != nil {
 		return nil, why, err
 	}
-	out, err = p.fromParts(raw, content, root)
+	out, err = p.fromParts(raw, root)
 	return out, why, err
 }
 
@@ -104,14 +118,14 @@ func (p *Parser) readParts(content []byte, split bool) (root *enmime.Part, why, 
 
 // fromParts decodes the parts of root, sorts them into body and attachments and reads the
 // headers.
-func (p *Parser) fromParts(raw, content []byte, root *enmime.Part) (*Parsed, error) {
+func (p *Parser) fromParts(raw []byte, root *enmime.Part) (*Parsed, error) {
 	decodeParts(root)
 	// The root is always enmime's own (the splitter's too), which EnvelopeFromPart needs.
 	env, err := p.parser.EnvelopeFromPart(root)
 	if err != nil {
 		return nil, fmt.Errorf("parse mime: %w", err)
 	}
-	out := &Parsed{Digest: sha256.Sum256(raw), BodyDigest: sha256.Sum256(bodyOf(content)), Size: len(raw)}
+	out := &Parsed{Size: len(raw)}
 	out.readHeaders(env)
 	out.Text = env.Text
 	out.Attachments = attachmentsOf(env)

@@ -113,31 +113,61 @@ func (d *Document) Custodian() string { return d.Msg.From }
 // file fails the checks; ErrUnreadable when it cannot be produced. Other errors are the
 // database's or the blob store's.
 func (a *Archive) ReadDocument(ctx context.Context, tenant string, id int64) (*Document, error) {
-	m := &Message{ID: id, TenantID: tenant}
-	var arrived any
-	q := `SELECT m."from", m.arrived, m.digest FROM metadata m WHERE m.id = ? AND m.tenant_id = ? AND ` + visible
-	err := a.db.QueryRowContext(ctx, a.db.Rebind(q), id, tenant).Scan(&m.From, &arrived, &m.Digest)
+	m, doc, err := a.readDocumentRow(ctx, tenant, id)
 	if err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, ErrNotFound
-		}
-		return nil, fmt.Errorf("read message %d: %w", id, err)
-	}
-	doc := &Document{EmailID: id}
-	if doc.Arrived, err = database.TimeValue(arrived); err != nil {
-		return nil, err
-	}
-	if doc.Participants, err = a.participants(ctx, m.From, id); err != nil {
 		return nil, err
 	}
 	if doc.Raw, err = a.readFile(ctx, m); err != nil {
 		return nil, err
 	}
-	return doc, doc.parse(a.parser)
+	digest, err := parseDigest(m.Digest)
+	if err != nil {
+		return nil, err
+	}
+	return doc, doc.parse(a.parser, digest)
 }
 
-func (d *Document) parse(p *Parser) error {
-	msg, err := p.Parse(d.Raw)
+// readDocumentRow reads a document's metadata and its participants in one query: the
+// metadata row joined with its recipient rows.
+func (a *Archive) readDocumentRow(ctx context.Context, tenant string, id int64) (*Message, *Document, error) {
+	q := `SELECT m."from", m.arrived, m.digest, r."to" FROM metadata m LEFT JOIN rcpt r ON r.id = m.id
+		WHERE m.id = ? AND m.tenant_id = ? AND ` + visible
+	rows, err := a.db.QueryContext(ctx, a.db.Rebind(q), id, tenant)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read message %d: %w", id, err)
+	}
+	defer rows.Close()
+	m := &Message{ID: id, TenantID: tenant}
+	doc := &Document{EmailID: id}
+	found := false
+	for rows.Next() {
+		var arrived any
+		var to sql.NullString
+		if err := rows.Scan(&m.From, &arrived, &m.Digest, &to); err != nil {
+			return nil, nil, fmt.Errorf("read message %d: %w", id, err)
+		}
+		if !found {
+			found = true
+			if doc.Arrived, err = database.TimeValue(arrived); err != nil {
+				return nil, nil, err
+			}
+			doc.Participants = appendAddress(nil, m.From)
+		}
+		if to.Valid {
+			doc.Participants = appendAddress(doc.Participants, to.String)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read message %d: %w", id, err)
+	}
+	if !found {
+		return nil, nil, ErrNotFound
+	}
+	return m, doc, nil
+}
+
+func (d *Document) parse(p *Parser, digest [32]byte) error {
+	msg, err := p.ParseChecked(d.Raw, digest)
 	if err != nil {
 		return fmt.Errorf("%w: message %d: %v", ErrUnreadable, d.EmailID, err)
 	}
@@ -146,23 +176,6 @@ func (d *Document) parse(p *Parser) error {
 	}
 	d.Msg, d.SHA256, d.MD5 = msg, msg.Digest, md5.Sum(d.Raw)
 	return nil
-}
-
-func (a *Archive) participants(ctx context.Context, from string, id int64) ([]string, error) {
-	rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT "to" FROM rcpt WHERE id = ?`), id)
-	if err != nil {
-		return nil, fmt.Errorf("read recipients: %w", err)
-	}
-	defer rows.Close()
-	out := appendAddress(nil, from)
-	for rows.Next() {
-		var to string
-		if err := rows.Scan(&to); err != nil {
-			return nil, err
-		}
-		out = appendAddress(out, to)
-	}
-	return out, rows.Err()
 }
 
 // ProductionConfig says what a production holds; the values are those of the spec's
@@ -211,6 +224,7 @@ const productionWriters = 4
 type Production struct {
 	dir    string
 	root   *os.Root
+	dirFD  *os.File // the job directory, for createBeneath
 	cfg    ProductionConfig
 	loads  []*loadWriter
 	dirs   map[string]bool // folders made so far
@@ -248,7 +262,12 @@ func CreateProduction(root, tenant, jobID string, cfg ProductionConfig) (*Produc
 	if err != nil {
 		return nil, err
 	}
-	p := &Production{dir: dir, root: r, cfg: cfg, dirs: map[string]bool{}}
+	dirFD, err := os.Open(dir)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	p := &Production{dir: dir, root: r, dirFD: dirFD, cfg: cfg, dirs: map[string]bool{}}
 	p.writes.SetLimit(productionWriters)
 	if err := p.openLoadFiles(); err != nil {
 		_ = p.Abort()
@@ -340,7 +359,7 @@ func (p *Production) write(folder, dir, name string, data []byte, sum *[32]byte)
 	}
 	rel = path.Join(rel, name)
 	p.writes.Go(func() error {
-		if err := p.root.WriteFile(rel, data, 0o640); err != nil {
+		if err := p.writeFile(rel, data); err != nil {
 			err = fmt.Errorf("write %s: %w", rel, err)
 			p.failed.CompareAndSwap(nil, &err)
 			return err
@@ -357,6 +376,20 @@ func (p *Production) write(folder, dir, name string, data []byte, sum *[32]byte)
 		return nil
 	})
 	return rel, nil
+}
+
+// writeFile creates the new file rel with data: through createBeneath, or os.Root where
+// the kernel lacks openat2. Either way nothing is written outside the job directory.
+func (p *Production) writeFile(rel string, data []byte) error {
+	f, err := createBeneath(p.dirFD, rel, 0o640)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return p.root.WriteFile(rel, data, 0o640)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
 }
 
 func (p *Production) writeRows(rows [][]string) error {
@@ -382,7 +415,7 @@ func (p *Production) Close() (map[string]string, error) {
 		p.written = append(p.written, writtenFile{path: w.name, sum: sum, size: w.size})
 	}
 	p.loads = nil
-	errs = append(errs, p.root.Close())
+	errs = append(errs, p.root.Close(), p.dirFD.Close())
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -437,6 +470,7 @@ func (p *Production) Abort() error {
 	}
 	p.loads = nil
 	_ = p.root.Close()
+	_ = p.dirFD.Close()
 	return os.RemoveAll(p.dir)
 }
 

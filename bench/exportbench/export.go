@@ -209,7 +209,7 @@ func (e *benchEnv) runExport(ctx context.Context, ex *exporter, workers int) (ex
 		return res, err
 	}
 	for v.Status != export.StatusCompleted && v.Status != export.StatusFailed && v.Status != export.StatusCancelled {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 		if v, err = ex.x.Get(ctx, tenant, v.JobID); err != nil {
 			stopSampling()
 			return res, err
