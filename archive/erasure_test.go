@@ -249,8 +249,11 @@ func (f *fixture) assertPurged(t *testing.T, all, purged []int64) {
 func (f *fixture) indexed(t *testing.T, id int64) bool {
 	t.Helper()
 	q := `SELECT COUNT(*) FROM message_search WHERE id = ?`
-	if f.db.Dialect == database.SQLite {
+	switch f.db.Dialect {
+	case database.SQLite:
 		q = `SELECT COUNT(*) FROM message_search WHERE rowid = ?`
+	case database.MySQL:
+		q = `SELECT COUNT(*) FROM search_term WHERE id = ?`
 	}
 	var n int
 	require.NoError(t, f.db.QueryRow(f.db.Rebind(q), id).Scan(&n))

@@ -55,9 +55,10 @@ var MaxTotal = 10000
 // header, else the arrival), and the number of matches, counted up to MaxTotal+1.
 func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
 	where, args := a.conditions(q)
+	from, countWhere, countArgs, prefix := a.plan(ctx, q, where, args)
 	var total int
-	countArgs := append(append([]any{}, args...), MaxTotal+1)
-	err := a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM metadata m WHERE `+where+` LIMIT ?) matches`), countArgs...).Scan(&total)
+	countArgs = append(append([]any{}, countArgs...), MaxTotal+1)
+	err := a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM `+from+` WHERE `+countWhere+` LIMIT ?) matches`), countArgs...).Scan(&total)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count messages: %w", err)
 	}
@@ -65,8 +66,44 @@ func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
 		q.Limit = 50
 	}
 	page := append(append([]any{}, args...), q.Limit, q.Offset)
-	msgs, err := a.selectMessages(ctx, `WHERE `+where+` ORDER BY m.msgdate DESC, m.id DESC LIMIT ? OFFSET ?`, page...)
+	msgs, err := a.selectPrefixed(ctx, prefix, `WHERE `+where+` ORDER BY m.msgdate DESC, m.id DESC LIMIT ? OFFSET ?`, page...)
 	return msgs, total, err
+}
+
+// searchPlanner is a searchIndex that helps its dialect's optimizer with the statements of
+// a text search whose only other condition is a participant (MySQL: the join optimizer
+// does not weigh LIMIT, and its estimates make it walk the tenant's messages).
+type searchPlanner interface {
+	// driveFrom returns a FROM clause that reads the index before metadata m, and the text
+	// condition to use with it instead of match's; ok is false when the words give it
+	// nothing to read.
+	driveFrom(words []string) (from, cond string, args []any, ok bool)
+	// pagePrefix returns what goes before the SELECT of the page ("" for nothing).
+	pagePrefix(ctx context.Context, db *database.DB, words []string) string
+}
+
+// plan returns the FROM clause, conditions and arguments of Search's count, and the prefix
+// of its page: metadata m, where, args and none, unless the index is a searchPlanner and q a
+// text search (with at most a participant besides).
+func (a *Archive) plan(ctx context.Context, q Query, where string, args []any) (string, string, []any, string) {
+	p, ok := a.index.(searchPlanner)
+	if !ok || !q.textOnly() {
+		return `metadata m`, where, args, ""
+	}
+	words := searchWords(q.Text)
+	from, cond, condArgs, ok := p.driveFrom(words)
+	if !ok {
+		return `metadata m`, where, args, ""
+	}
+	rest := q
+	rest.Text = ""
+	restWhere, restArgs := a.conditions(rest)
+	return from, cond + ` AND ` + restWhere, append(condArgs, restArgs...), p.pagePrefix(ctx, a.db, words)
+}
+
+// textOnly says whether q selects by text and participant only.
+func (q Query) textOnly() bool {
+	return q.Text != "" && q.From == "" && q.To == "" && q.DateFrom.IsZero() && q.DateTo.IsZero()
 }
 
 func (a *Archive) conditions(q Query) (string, []any) {
@@ -107,7 +144,12 @@ func (a *Archive) conditions(q Query) (string, []any) {
 const messageColumns = `m.id, m.tenant_id, m.message_id, m."from", m.subject, m.sent, m.arrived, m.size, m.attachments, m.retained, m.spam, m.digest`
 
 func (a *Archive) selectMessages(ctx context.Context, tail string, args ...any) ([]Message, error) {
-	rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT `+messageColumns+` FROM metadata m `+tail), args...)
+	return a.selectPrefixed(ctx, "", tail, args...)
+}
+
+// selectPrefixed is selectMessages with prefix (an optimizer hint) before the SELECT.
+func (a *Archive) selectPrefixed(ctx context.Context, prefix, tail string, args ...any) ([]Message, error) {
+	rows, err := a.db.QueryContext(ctx, a.db.Rebind(prefix+`SELECT `+messageColumns+` FROM metadata m `+tail), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read messages: %w", err)
 	}

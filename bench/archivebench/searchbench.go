@@ -155,7 +155,7 @@ func analyze(ctx context.Context, db *database.DB) error {
 	case database.Postgres:
 		stmts = []string{"ANALYZE metadata, rcpt, attachment, message_search"}
 	case database.MySQL:
-		stmts = []string{"ANALYZE TABLE metadata, rcpt, attachment, message_search"}
+		stmts = []string{"ANALYZE TABLE metadata, rcpt, attachment, search_term"}
 	}
 	for _, s := range stmts {
 		rows, err := db.QueryContext(ctx, s) // MySQL's ANALYZE TABLE returns a result set
