@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // ImportFailure names a message that could not be archived, and why.
@@ -53,11 +55,15 @@ func (im *Importer) Import(ctx context.Context, tenant string, paths []string) (
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The workers prepare the next batches while one commits: the prepared queue holds two
+	// batches. The bytes queued (read, not yet taken into a batch) are bounded by
+	// maxInFlight, and a batch is committed early once it holds maxBatchBytes.
+	budget := semaphore.NewWeighted(maxInFlight)
 	sources := make(chan source, 64)
-	go readSources(ctx, files, sources)
-	prepared := make(chan prepResult, 64)
+	go readSources(ctx, files, sources, budget)
+	prepared := make(chan prepResult, 2*im.batchSize())
 	im.prepareAll(tenant, sources, prepared)
-	return im.commitAll(ctx, len(files), prepared)
+	return im.commitAll(ctx, len(files), prepared, budget)
 }
 
 type prepResult struct {
@@ -94,23 +100,34 @@ func (im *Importer) prepareAll(tenant string, in <-chan source, out chan<- prepR
 	go func() { wg.Wait(); close(out) }()
 }
 
-func (im *Importer) commitAll(ctx context.Context, total int, in <-chan prepResult) (ImportReport, error) {
-	size := im.BatchSize
-	if size <= 0 {
-		size = 200
+// maxBatchBytes commits a batch before it has BatchSize messages once its messages hold
+// this many bytes, which bounds the memory of a batch of large messages.
+const maxBatchBytes = 64 << 20
+
+// batchSize is BatchSize, or 200 when unset.
+func (im *Importer) batchSize() int {
+	if im.BatchSize <= 0 {
+		return 200
 	}
+	return im.BatchSize
+}
+
+func (im *Importer) commitAll(ctx context.Context, total int, in <-chan prepResult, budget *semaphore.Weighted) (ImportReport, error) {
+	size := im.batchSize()
 	var rep ImportReport
 	var batch []*Prepared
+	var bytes int // of the batch's messages
 	done := 0
 	flush := func() error {
 		err := im.commitBatch(ctx, batch, &rep)
-		batch = batch[:0]
+		batch, bytes = batch[:0], 0
 		if im.Progress != nil {
 			im.Progress(done, total)
 		}
 		return err
 	}
 	for r := range in {
+		budget.Release(inFlightWeight(r.size)) // out of the queue
 		if r.countsFile {
 			done++
 		}
@@ -120,7 +137,8 @@ func (im *Importer) commitAll(ctx context.Context, total int, in <-chan prepResu
 			continue
 		}
 		batch = append(batch, r.p)
-		if len(batch) >= size {
+		bytes += r.size
+		if len(batch) >= size || bytes >= maxBatchBytes {
 			if err := flush(); err != nil {
 				return rep, err
 			}

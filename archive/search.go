@@ -158,12 +158,13 @@ func (sqliteIndex) match(words []string) (string, []any) {
 
 type pgIndex struct{}
 
+// add stores one tsvector a message, of all its indexed text, stripped of positions and
+// weights: search matches words (plainto_tsquery, ordered by date, never ranked), so
+// positions would only make every row, its WAL and its TOAST several times larger.
 func (pgIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
 	return insertIndexRows(ctx, tx, `INSERT INTO message_search (id, tenant_id, document) VALUES `,
-		`(?, ?, setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'B') || `+
-			`setweight(to_tsvector('simple', ?), 'C') || to_tsvector('simple', ?))`, entries, func(e indexEntry) []any {
-			d := docOf(e.msg)
-			return []any{e.id, e.tenant, d.subject, d.sender + " " + d.recipients, d.attachments, d.body}
+		`(?, ?, strip(to_tsvector('simple', ?)))`, entries, func(e indexEntry) []any {
+			return []any{e.id, e.tenant, docOf(e.msg).all()}
 		})
 }
 

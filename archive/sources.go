@@ -1,6 +1,8 @@
 package archive
 
 import (
+	"golang.org/x/sync/semaphore"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -93,37 +95,46 @@ func walkDir(root string) ([]string, error) {
 }
 
 // readSources sends every message of files to out, closing it at the end.
-func readSources(ctx context.Context, files []string, out chan<- source) {
+func readSources(ctx context.Context, files []string, out chan<- source, budget *semaphore.Weighted) {
 	defer close(out)
+	send := func(s source) bool {
+		if budget.Acquire(ctx, inFlightWeight(len(s.raw))) != nil {
+			return false
+		}
+		select {
+		case out <- s:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	for _, f := range files {
 		if isMbox(f) {
-			if err := readMbox(ctx, f, out); err != nil {
-				send(ctx, out, source{name: f, err: err, countsFile: true})
+			if err := readMbox(ctx, f, send); err != nil {
+				send(source{name: f, err: err, countsFile: true})
 			}
 			continue
 		}
 		raw, err := os.ReadFile(f)
-		if !send(ctx, out, source{name: f, raw: raw, err: err, countsFile: true}) {
+		if !send(source{name: f, raw: raw, err: err, countsFile: true}) {
 			return
 		}
 	}
 }
 
-func send(ctx context.Context, out chan<- source, s source) bool {
-	select {
-	case out <- s:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
+// maxInFlight bounds the bytes of the messages read but not yet committed (or failed):
+// the importer's memory, whatever the batch size and the size of the messages. A message
+// weighs its size (at least 1, at most maxInFlight).
+const maxInFlight = 256 << 20
+
+func inFlightWeight(size int) int64 { return int64(min(max(size, 1), maxInFlight)) }
 
 // maxMessage bounds one message read from an mbox.
 const maxMessage = 256 << 20
 
 // readMbox splits an mbox (mboxrd: ">From " lines are unquoted) into messages; the
 // "From " separator line is not part of a message.
-func readMbox(ctx context.Context, path string, out chan<- source) error {
+func readMbox(ctx context.Context, path string, send func(source) bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -138,7 +149,7 @@ func readMbox(ctx context.Context, path string, out chan<- source) error {
 		}
 		n++
 		msg := bytes.TrimSuffix(cur.Bytes(), []byte("\n"))
-		ok := send(ctx, out, source{name: fmt.Sprintf("%s#%d", path, n), raw: append([]byte(nil), msg...), countsFile: n == 1})
+		ok := send(source{name: fmt.Sprintf("%s#%d", path, n), raw: append([]byte(nil), msg...), countsFile: n == 1})
 		cur.Reset()
 		return ok
 	}
