@@ -42,7 +42,13 @@ type Importer struct {
 	// Progress, when set, is called after each batch with the files done so far and the
 	// number of files to read (an mbox counts once).
 	Progress func(done, total int)
-	Now      func() time.Time
+	// MaxQueuedBytes bounds the bytes of the messages read but not yet taken into a batch
+	// (0: 256 MiB); MaxBatchBytes commits a batch before it has BatchSize messages once
+	// they hold that many bytes (0: 64 MiB). Together they bound the importer's memory
+	// whatever the size of the messages.
+	MaxQueuedBytes int64
+	MaxBatchBytes  int
+	Now            func() time.Time
 }
 
 // Import archives every message under paths into tenant. One bad message never stops the
@@ -58,9 +64,9 @@ func (im *Importer) Import(ctx context.Context, tenant string, paths []string) (
 	// The workers prepare the next batches while one commits: the prepared queue holds two
 	// batches. The bytes queued (read, not yet taken into a batch) are bounded by
 	// maxInFlight, and a batch is committed early once it holds maxBatchBytes.
-	budget := semaphore.NewWeighted(maxInFlight)
+	budget := semaphore.NewWeighted(im.maxQueued())
 	sources := make(chan source, 64)
-	go readSources(ctx, files, sources, budget)
+	go readSources(ctx, files, sources, budget, im.weight)
 	prepared := make(chan prepResult, 2*im.batchSize())
 	im.prepareAll(tenant, sources, prepared)
 	return im.commitAll(ctx, len(files), prepared, budget)
@@ -100,9 +106,29 @@ func (im *Importer) prepareAll(tenant string, in <-chan source, out chan<- prepR
 	go func() { wg.Wait(); close(out) }()
 }
 
-// maxBatchBytes commits a batch before it has BatchSize messages once its messages hold
-// this many bytes, which bounds the memory of a batch of large messages.
-const maxBatchBytes = 64 << 20
+// Defaults of MaxQueuedBytes and MaxBatchBytes.
+const (
+	defaultMaxQueued     = 256 << 20
+	defaultMaxBatchBytes = 64 << 20
+)
+
+func (im *Importer) maxQueued() int64 {
+	if im.MaxQueuedBytes <= 0 {
+		return defaultMaxQueued
+	}
+	return im.MaxQueuedBytes
+}
+
+func (im *Importer) maxBatchBytes() int {
+	if im.MaxBatchBytes <= 0 {
+		return defaultMaxBatchBytes
+	}
+	return im.MaxBatchBytes
+}
+
+// weight is what a message of size bytes takes of MaxQueuedBytes: its size, at least 1
+// and at most all of it (a message larger than the bound still goes through, alone).
+func (im *Importer) weight(size int) int64 { return min(max(int64(size), 1), im.maxQueued()) }
 
 // batchSize is BatchSize, or 200 when unset.
 func (im *Importer) batchSize() int {
@@ -127,7 +153,7 @@ func (im *Importer) commitAll(ctx context.Context, total int, in <-chan prepResu
 		return err
 	}
 	for r := range in {
-		budget.Release(inFlightWeight(r.size)) // out of the queue
+		budget.Release(im.weight(r.size)) // out of the queue
 		if r.countsFile {
 			done++
 		}
@@ -138,7 +164,7 @@ func (im *Importer) commitAll(ctx context.Context, total int, in <-chan prepResu
 		}
 		batch = append(batch, r.p)
 		bytes += r.size
-		if len(batch) >= size || bytes >= maxBatchBytes {
+		if len(batch) >= size || bytes >= im.maxBatchBytes() {
 			if err := flush(); err != nil {
 				return rep, err
 			}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,4 +83,36 @@ func TestImportMboxAndMaildir(t *testing.T) {
 	raw, err := f.arc.Raw(context.Background(), "default", msgs[0].ID)
 	require.NoError(t, err)
 	assert.Equal(t, string(m1), string(raw), "an mbox message is stored without its From_ line, >From unquoted")
+}
+
+// TestImportSmallMemoryBounds: with the queue and batch byte bounds far below the size of
+// one message, the import neither stalls nor loses anything: messages go through one at a
+// time and every one is committed.
+func TestImportSmallMemoryBounds(t *testing.T) {
+	f := newFixture(t, database.SQLite)
+	dir := t.TempDir()
+	sent := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i := range 30 {
+		m := archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "n"+strconv.Itoa(i), strings.Repeat("body ", 200), sent)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".eml"), m, 0o600))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// Queue bound alone (batches wait for 8 messages), then both bounds.
+	for i, im := range []*archive.Importer{
+		{Archive: f.arc, Workers: 2, BatchSize: 8, MaxQueuedBytes: 100},
+		{Archive: f.arc, Workers: 2, BatchSize: 8, MaxQueuedBytes: 100, MaxBatchBytes: 100},
+	} {
+		rep, err := im.Import(ctx, "default", []string{dir})
+		require.NoError(t, err, "no stall: the import finished before the deadline")
+		if i == 0 {
+			assert.Equal(t, 30, rep.Imported)
+		} else {
+			assert.Equal(t, 30, rep.Duplicates, "the second run finds them all")
+		}
+		assert.Equal(t, 0, rep.Failed)
+	}
+	var rows int
+	require.NoError(t, f.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM metadata`).Scan(&rows))
+	assert.Equal(t, 30, rows)
 }

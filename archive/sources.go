@@ -94,11 +94,13 @@ func walkDir(root string) ([]string, error) {
 	return out, err
 }
 
-// readSources sends every message of files to out, closing it at the end.
-func readSources(ctx context.Context, files []string, out chan<- source, budget *semaphore.Weighted) {
+// readSources sends every message of files to out, closing it at the end. Each message
+// first takes its weight of budget, which the importer gives back when it takes the
+// message off the queue.
+func readSources(ctx context.Context, files []string, out chan<- source, budget *semaphore.Weighted, weight func(int) int64) {
 	defer close(out)
 	send := func(s source) bool {
-		if budget.Acquire(ctx, inFlightWeight(len(s.raw))) != nil {
+		if budget.Acquire(ctx, weight(len(s.raw))) != nil {
 			return false
 		}
 		select {
@@ -121,13 +123,6 @@ func readSources(ctx context.Context, files []string, out chan<- source, budget 
 		}
 	}
 }
-
-// maxInFlight bounds the bytes of the messages read but not yet committed (or failed):
-// the importer's memory, whatever the batch size and the size of the messages. A message
-// weighs its size (at least 1, at most maxInFlight).
-const maxInFlight = 256 << 20
-
-func inFlightWeight(size int) int64 { return int64(min(max(size, 1), maxInFlight)) }
 
 // maxMessage bounds one message read from an mbox.
 const maxMessage = 256 << 20
