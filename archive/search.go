@@ -156,6 +156,19 @@ func (sqliteIndex) match(words []string) (string, []any) {
 	return `m.id IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)`, []any{strings.Join(quoted, " AND ")}
 }
 
+// driveFrom makes the count of a text search read the FTS5 index first and look each
+// match up by primary key: SQLite otherwise walks the tenant's messages newest first and
+// tests each against the match list, which for a word in a third of 100,000 messages took
+// 90 ms to count 10,001 of them against 25 ms this way. CROSS JOIN keeps SQLite to that
+// order.
+func (x sqliteIndex) driveFrom(words []string) (from, cond string, args []any, ok bool) {
+	_, matchArgs := x.match(words)
+	return `message_search CROSS JOIN metadata m ON m.id = message_search.rowid`, `message_search MATCH ?`, matchArgs, true
+}
+
+// pagePrefix: SQLite needs no hint for the page.
+func (sqliteIndex) pagePrefix(context.Context, *database.DB, []string) string { return "" }
+
 type pgIndex struct{}
 
 // add stores one tsvector a message, of all its indexed text, stripped of positions and
