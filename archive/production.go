@@ -117,13 +117,11 @@ func (a *Archive) ReadDocument(ctx context.Context, tenant string, id int64) (*D
 	if err != nil {
 		return nil, err
 	}
-	if doc.Raw, err = a.readFile(ctx, m); err != nil {
-		return nil, err
-	}
-	digest, err := parseDigest(m.Digest)
+	raw, digest, err := a.readFile(ctx, m)
 	if err != nil {
 		return nil, err
 	}
+	doc.Raw = raw
 	return doc, doc.parse(a.parser, digest)
 }
 

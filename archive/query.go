@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -262,26 +263,27 @@ func (a *Archive) RawFor(ctx context.Context, tenant string, id int64, participa
 	if err != nil {
 		return nil, err
 	}
-	return a.readFile(ctx, m)
+	raw, _, err := a.readFile(ctx, m)
+	return raw, err
 }
 
-func (a *Archive) readFile(ctx context.Context, m *Message) ([]byte, error) {
+func (a *Archive) readFile(ctx context.Context, m *Message) ([]byte, [32]byte, error) {
 	digest, err := parseDigest(m.Digest)
 	if err != nil {
-		return nil, fmt.Errorf("%w: stored digest: %v", ErrIntegrity, err)
+		return nil, digest, fmt.Errorf("%w: stored digest: %v", ErrIntegrity, err)
 	}
 	sealed, err := a.blobs.Get(ctx, MessageKey(m.TenantID, m.ID))
 	if err != nil {
 		if errors.Is(err, ErrBlobNotFound) {
-			return nil, fmt.Errorf("%w: message %d has no file", ErrIntegrity, m.ID)
+			return nil, digest, fmt.Errorf("%w: message %d has no file", ErrIntegrity, m.ID)
 		}
-		return nil, err
+		return nil, digest, err
 	}
 	raw, err := a.keys.Open(m.TenantID, sealed, digest)
 	if err != nil {
-		return nil, fmt.Errorf("message %d: %w", m.ID, err)
+		return nil, digest, fmt.Errorf("message %d: %w", m.ID, err)
 	}
-	return raw, nil
+	return raw, digest, nil
 }
 
 // Text returns the text of a visible message: the text/plain body, else text from HTML.
@@ -304,11 +306,12 @@ func (a *Archive) RemoveFromIndex(ctx context.Context, tx *database.Tx, id int64
 
 func parseDigest(s string) ([32]byte, error) {
 	var d [32]byte
-	var b []byte
-	_, err := fmt.Sscanf(s, "%x", &b)
-	if err != nil || len(b) != 32 {
+	s = strings.TrimSpace(s)
+	if len(s) != hex.EncodedLen(len(d)) {
 		return d, fmt.Errorf("bad digest %q", s)
 	}
-	copy(d[:], b)
+	if _, err := hex.Decode(d[:], []byte(s)); err != nil {
+		return d, fmt.Errorf("bad digest %q", s)
+	}
 	return d, nil
 }
