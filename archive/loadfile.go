@@ -79,12 +79,11 @@ func (e entry) rows(cfg ProductionConfig) [][]string {
 	for i, p := range e.attachPaths {
 		a := m.Attachments[i]
 		id := attachmentID(e.docID, a.Seq)
-		md := md5Hex(a.Content)
 		out = append(out, []string{
 			id, id, id, e.docID, endAttach, e.docID, strconv.Itoa(a.Seq),
 			"", "", "", "", "", date(m.Sent), date(e.doc.Arrived), "N",
 			"0", a.Name, "", p, "", m.From,
-			a.Type, strings.TrimPrefix(path.Ext(p), "."), strconv.Itoa(len(a.Content)), md, hex.EncodeToString(a.Digest[:]),
+			a.Type, strings.TrimPrefix(path.Ext(p), "."), strconv.Itoa(len(a.Content)), hex.EncodeToString(e.doc.attachmentMD5(i)), hex.EncodeToString(a.Digest[:]),
 			"", "", "", emailID,
 		})
 	}
@@ -98,9 +97,13 @@ func threeDigits(n int) string {
 	return strings.Repeat("0", max(0, 3-len(s))) + s
 }
 
-func md5Hex(b []byte) string {
-	sum := md5.Sum(b)
-	return hex.EncodeToString(sum[:])
+// attachmentMD5 is the MD5 of attachment i, from the reading worker when it computed it.
+func (d *Document) attachmentMD5(i int) []byte {
+	if i < len(d.AttachmentMD5) {
+		return d.AttachmentMD5[i][:]
+	}
+	sum := md5.Sum(d.Msg.Attachments[i].Content)
+	return sum[:]
 }
 
 func join(list []string) string { return strings.Join(list, MultiValueSeparator) }

@@ -102,6 +102,9 @@ type Document struct {
 	Msg          *Parsed
 	MD5          [16]byte
 	SHA256       [32]byte
+	// AttachmentMD5 holds the MD5 of each of Msg.Attachments' decoded content, computed by
+	// the reading worker so the production's single writer only formats rows.
+	AttachmentMD5 [][16]byte
 }
 
 // Custodian is the document's custodian: its sender's address, lower-cased ("" when the
@@ -130,7 +133,7 @@ func (a *Archive) ReadDocument(ctx context.Context, tenant string, id int64) (*D
 func (a *Archive) readDocumentRow(ctx context.Context, tenant string, id int64) (*Message, *Document, error) {
 	q := `SELECT m."from", m.arrived, m.digest, r."to" FROM metadata m LEFT JOIN rcpt r ON r.id = m.id
 		WHERE m.id = ? AND m.tenant_id = ? AND ` + visible
-	rows, err := a.db.QueryContext(ctx, a.db.Rebind(q), id, tenant)
+	rows, err := a.db.QueryCached(ctx, q, id, tenant)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read message %d: %w", id, err)
 	}
@@ -173,6 +176,10 @@ func (d *Document) parse(p *Parser, digest [32]byte) error {
 		return fmt.Errorf("%w: message %d has %d attachments, more than %d", ErrUnreadable, d.EmailID, len(msg.Attachments), MaxAttachments)
 	}
 	d.Msg, d.SHA256, d.MD5 = msg, msg.Digest, md5.Sum(d.Raw)
+	d.AttachmentMD5 = make([][16]byte, len(msg.Attachments))
+	for i, a := range msg.Attachments {
+		d.AttachmentMD5[i] = md5.Sum(a.Content)
+	}
 	return nil
 }
 

@@ -151,6 +151,11 @@ func (a *Archive) selectMessages(ctx context.Context, tail string, args ...any) 
 // selectPrefixed is selectMessages with prefix (an optimizer hint) before the SELECT.
 func (a *Archive) selectPrefixed(ctx context.Context, prefix, tail string, args ...any) ([]Message, error) {
 	rows, err := a.db.QueryContext(ctx, a.db.Rebind(prefix+`SELECT `+messageColumns+` FROM metadata m `+tail), args...)
+	return a.scanMessages(ctx, rows, err)
+}
+
+// scanMessages reads the rows of a message query and their recipients.
+func (a *Archive) scanMessages(ctx context.Context, rows *sql.Rows, err error) ([]Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read messages: %w", err)
 	}
@@ -206,7 +211,13 @@ func (a *Archive) fillRecipients(ctx context.Context, msgs []Message) error {
 		args[i] = msgs[i].ID
 	}
 	q := `SELECT id, "to", kind FROM rcpt WHERE kind IN ('to', 'cc') AND id IN (` + database.InList(len(msgs)) + `) ORDER BY id, kind`
-	rows, err := a.db.QueryContext(ctx, a.db.Rebind(q), args...)
+	var rows *sql.Rows
+	var err error
+	if len(msgs) == 1 { // one message's read, the fixed text that runs per message
+		rows, err = a.db.QueryCached(ctx, q, args...)
+	} else {
+		rows, err = a.db.QueryContext(ctx, a.db.Rebind(q), args...)
+	}
 	if err != nil {
 		return fmt.Errorf("read recipients: %w", err)
 	}
@@ -241,7 +252,9 @@ func (a *Archive) GetFor(ctx context.Context, tenant string, id int64, participa
 		where += ` AND (m."from" = ? OR m.id IN (SELECT id FROM rcpt WHERE "to" = ?))`
 		args = append(args, p, p)
 	}
-	msgs, err := a.selectMessages(ctx, where, args...)
+	// One of two fixed texts, run once per message read: a cached statement.
+	rows, err := a.db.QueryCached(ctx, `SELECT `+messageColumns+` FROM metadata m `+where, args...)
+	msgs, err := a.scanMessages(ctx, rows, err)
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,7 @@ type DB struct {
 	// writeMu serialises writers inside one process on SQLite, whose single writer
 	// lock would otherwise be fought over with busy-waiting.
 	writeMu *sync.Mutex
+	stmts   *stmtCache
 }
 
 // Open parses rawURL (sqlite://PATH, postgres://…, mysql://user:pass@tcp(host:port)/db)
@@ -59,7 +60,7 @@ func Open(rawURL string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadURL, err)
 	}
-	db := &DB{DB: sqlDB, Dialect: dialect, writeMu: &sync.Mutex{}}
+	db := &DB{DB: sqlDB, Dialect: dialect, writeMu: &sync.Mutex{}, stmts: &stmtCache{}}
 	db.tunePool()
 	return db, nil
 }
