@@ -32,7 +32,7 @@ func TestConfigDefaults(t *testing.T) {
 		DistinctApprover:   true,
 		PurgeInterval:      time.Hour,
 		Exports: app.ExportsConfig{Dir: "data/export", MaxGlobal: 3, MaxTenant: 1, Workers: 4,
-			ProgressItems: 500, ProgressInterval: time.Second},
+			ProgressItems: 500, ProgressInterval: time.Second, MaxInFlightBytes: app.DefaultMaxInFlightBytes},
 	}, c)
 	assert.True(t, c.BootstrapAdmin.IsZero())
 	assert.Equal(t, "data/keys", c.KeyDir())

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
@@ -20,6 +22,7 @@ import (
 // production. *archive.Archive implements it.
 type ExportArchive interface {
 	ReadDocument(ctx context.Context, tenant string, id int64) (*archive.Document, error)
+	Sizes(ctx context.Context, tenant string, ids []int64) (map[int64]int64, error)
 }
 
 var _ ExportArchive = (*archive.Archive)(nil)
@@ -32,6 +35,11 @@ type Exports struct {
 	store *eventstore.Store
 	arc   ExportArchive
 	cfg   ExportsConfig
+
+	// memory is the byte budget of every running job's emails in memory at once
+	// (MaxInFlightBytes of originals); inFlight is what the jobs hold of it now.
+	memory   *semaphore.Weighted
+	inFlight atomic.Int64
 
 	mu      sync.Mutex
 	runCtx  context.Context // set while Run runs, once interrupted jobs are recovered
@@ -55,8 +63,12 @@ func NewExports(store *eventstore.Store, arc ExportArchive, cfg ExportsConfig) (
 		return nil, err
 	}
 	cfg.setDefaults()
-	return &Exports{store: store, arc: arc, cfg: cfg, runners: map[string]*runner{}}, nil
+	return &Exports{store: store, arc: arc, cfg: cfg, runners: map[string]*runner{}, memory: semaphore.NewWeighted(cfg.MaxInFlightBytes)}, nil
 }
+
+// InFlightBytes is how many bytes of originals the running jobs hold in memory now: the
+// emails read or being read and not yet written. It never exceeds MaxInFlightBytes.
+func (x *Exports) InFlightBytes() int64 { return x.inFlight.Load() }
 
 // Create records a new pending export job of tenant, configured by req (validated and
 // completed with the spec's defaults; every problem at once in a *domain.ValidationError).

@@ -21,6 +21,13 @@ const (
 	// processed items in one ledger event per 500 items or per second, whichever first.
 	DefaultProgressItems    = 500
 	DefaultProgressInterval = time.Second
+	// DefaultMaxInFlightBytes is how many bytes of originals the running exports hold in
+	// memory at once, all jobs together. An email in memory costs about twice its size
+	// (the original, its decoded attachments and text), and the heap may grow to twice
+	// what is live before it is collected: 64 MiB keeps an export process well under
+	// 512 MiB with 25 MB messages, and never binds for ordinary mail, where each job's
+	// window of 2 × workers + 2 emails is the bound.
+	DefaultMaxInFlightBytes = 64 << 20
 )
 
 // ExportsConfig configures the eDiscovery exports. The zero value takes every default but
@@ -38,6 +45,9 @@ type ExportsConfig struct {
 	ProgressItems int
 	// ProgressInterval is how long processed items wait at most for their event.
 	ProgressInterval time.Duration
+	// MaxInFlightBytes bounds the bytes of originals that the running jobs hold in memory
+	// at once (DefaultMaxInFlightBytes when 0). A larger email is read alone.
+	MaxInFlightBytes int64
 	// Logger receives the runner's log; slog.Default() when nil.
 	Logger *slog.Logger
 }
@@ -57,6 +67,9 @@ func (c *ExportsConfig) setDefaults() {
 	}
 	if c.ProgressInterval == 0 {
 		c.ProgressInterval = DefaultProgressInterval
+	}
+	if c.MaxInFlightBytes == 0 {
+		c.MaxInFlightBytes = DefaultMaxInFlightBytes
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -86,6 +99,9 @@ func (c ExportsConfig) Validate() error {
 	}
 	if c.ProgressInterval < 0 {
 		bad("export progress interval %v is negative", c.ProgressInterval)
+	}
+	if c.MaxInFlightBytes < 0 {
+		bad("export memory budget %d bytes is negative", c.MaxInFlightBytes)
 	}
 	return errors.Join(problems...)
 }

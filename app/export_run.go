@@ -39,10 +39,11 @@ type jobRun struct {
 
 // outcome is what a worker found for one email id.
 type outcome struct {
-	index int
-	doc   *archive.Document // nil unless it can be produced
-	item  export.Item
-	err   error // a failure of the job, not of the item
+	index  int
+	weight int64             // the bytes of the memory budget it holds until taken
+	doc    *archive.Document // nil unless it can be produced
+	item   export.Item
+	err    error // a failure of the job, not of the item
 }
 
 // runJob runs an admitted job to its end: completed, failed (its output removed), or
@@ -87,24 +88,31 @@ func productionConfig(c export.Config) archive.ProductionConfig {
 	}
 }
 
-// produce runs the workers and the writer. At most window outcomes exist at once, so
-// memory is bounded by the window, whatever the job's size.
+// produce runs the workers and the writer. Memory is bounded whatever the job's size and
+// its emails' sizes: at most window emails of the job are in flight (read or being read,
+// not yet written), and all jobs together hold at most MaxInFlightBytes of originals. The
+// dispatcher takes both before it hands an email out, in email_ids order, and the writer
+// gives them back once it has taken the email. Taking the bytes in order is what keeps it
+// from deadlocking: the email a job's writer waits for always got its bytes before any
+// later email of the job did.
 func (r *jobRun) produce(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	workers := r.job.Config.Workers
 	window := 2*workers + 2
 	tokens := make(chan struct{}, window)
-	indexes := make(chan int)
+	tickets := make(chan ticket)
 	results := make(chan outcome, window)
-	go dispatch(ctx, len(r.job.Config.EmailIDs), tokens, indexes)
 	var wg sync.WaitGroup
+	wg.Go(func() { r.dispatch(ctx, tokens, tickets) })
 	for range workers {
 		wg.Go(func() {
-			for i := range indexes {
+			for t := range tickets {
+				o := r.read(ctx, t)
 				select {
-				case results <- r.read(ctx, i):
+				case results <- o:
 				case <-ctx.Done():
+					r.release(o.weight)
 					return
 				}
 			}
@@ -113,31 +121,78 @@ func (r *jobRun) produce(ctx context.Context) error {
 	err := r.write(ctx, results, tokens)
 	cancel()
 	wg.Wait()
+	for { // what the writer never took
+		select {
+		case o := <-results:
+			r.release(o.weight)
+			continue
+		default:
+		}
+		break
+	}
 	return err
 }
 
-// dispatch hands out the indexes in order, each once a window token is free.
-func dispatch(ctx context.Context, n int, tokens chan struct{}, indexes chan<- int) {
-	defer close(indexes)
-	for i := range n {
+// ticket is one email handed to a worker: its index in email_ids and the bytes of the
+// memory budget it holds (or the error that kept it from being weighed).
+type ticket struct {
+	index  int
+	weight int64
+	err    error
+}
+
+// sizeChunk is how many email sizes the dispatcher reads in one query.
+const sizeChunk = 500
+
+// dispatch hands out the indexes in order, each once a window token is free and its
+// weight (its size, at most the whole budget) is taken from the memory budget.
+func (r *jobRun) dispatch(ctx context.Context, tokens chan struct{}, tickets chan<- ticket) {
+	defer close(tickets)
+	ids := r.job.Config.EmailIDs
+	var sizes map[int64]int64
+	for i := range ids {
 		select {
 		case tokens <- struct{}{}:
 		case <-ctx.Done():
 			return
 		}
+		t := ticket{index: i, weight: 1}
+		if i%sizeChunk == 0 {
+			sizes, t.err = r.x.arc.Sizes(ctx, r.job.TenantID, ids[i:min(i+sizeChunk, len(ids))])
+		}
+		if size, ok := sizes[ids[i]]; ok && t.err == nil {
+			t.weight = min(max(size, 1), r.x.cfg.MaxInFlightBytes)
+		}
+		if err := r.x.memory.Acquire(ctx, t.weight); err != nil {
+			return
+		}
+		r.x.inFlight.Add(t.weight)
 		select {
-		case indexes <- i:
+		case tickets <- t:
 		case <-ctx.Done():
+			r.release(t.weight)
 			return
 		}
 	}
 }
 
+// release gives weight bytes back to the memory budget.
+func (r *jobRun) release(weight int64) {
+	if weight > 0 {
+		r.x.inFlight.Add(-weight)
+		r.x.memory.Release(weight)
+	}
+}
+
 // read reads and checks one email: skipped when it is not a visible message of the tenant
 // or an erasure is about to remove it, failed when its file fails the checks.
-func (r *jobRun) read(ctx context.Context, i int) outcome {
-	id := r.job.Config.EmailIDs[i]
-	o := outcome{index: i, item: export.Item{EmailID: id}}
+func (r *jobRun) read(ctx context.Context, t ticket) outcome {
+	id := r.job.Config.EmailIDs[t.index]
+	o := outcome{index: t.index, weight: t.weight, item: export.Item{EmailID: id}}
+	if t.err != nil {
+		o.err = fmt.Errorf("read email sizes: %w", t.err)
+		return o
+	}
 	doc, err := r.x.arc.ReadDocument(ctx, r.job.TenantID, id)
 	switch {
 	case errors.Is(err, archive.ErrNotFound):
@@ -170,6 +225,7 @@ func (r *jobRun) write(ctx context.Context, results <-chan outcome, tokens <-cha
 	ticker := time.NewTicker(r.x.cfg.ProgressInterval)
 	defer ticker.Stop()
 	held := map[int]outcome{}
+	defer r.releaseAll(held) // what it will not take when it stops early
 	for next := 0; next < len(r.job.Config.EmailIDs); {
 		select {
 		case o := <-results:
@@ -184,14 +240,24 @@ func (r *jobRun) write(ctx context.Context, results <-chan outcome, tokens <-cha
 		}
 		for o, ok := held[next]; ok; o, ok = held[next] {
 			delete(held, next)
-			if err := r.take(ctx, o); err != nil {
-				return err
-			}
+			err := r.take(ctx, o)
+			r.release(o.weight)
 			<-tokens
 			next++
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// releaseAll gives back the bytes of outcomes the writer holds and will not take.
+func (r *jobRun) releaseAll(held map[int]outcome) {
+	for i, o := range held {
+		r.release(o.weight)
+		delete(held, i)
+	}
 }
 
 // take numbers and writes one produced email, and adds its item to the batch.

@@ -57,7 +57,27 @@ func TestArchive(t *testing.T) {
 		t.Run("integrity", func(t *testing.T) { testIntegrity(t, d) })
 		t.Run("search", func(t *testing.T) { testSearch(t, d) })
 		t.Run("tenant isolation", func(t *testing.T) { testTenants(t, d) })
+		t.Run("sizes", func(t *testing.T) { testSizes(t, d) })
 	})
+}
+
+// testSizes: Sizes gives the original size of the tenant's visible messages and leaves out
+// another tenant's and unknown ids.
+func testSizes(t *testing.T, d database.Dialect) {
+	f := newFixture(t, d)
+	ctx := context.Background()
+	raws := [][]byte{
+		[]byte("From: a@x.test\r\nTo: b@y.test\r\nSubject: one\r\n\r\nshort\r\n"),
+		[]byte("From: a@x.test\r\nTo: b@y.test\r\nSubject: two\r\n\r\n" + strings.Repeat("longer body\r\n", 300)),
+	}
+	mine := f.store(t, "acme", raws...)
+	theirs := f.store(t, "globex", []byte("From: c@z.test\r\nTo: b@y.test\r\nSubject: three\r\n\r\nx\r\n"))
+	sizes, err := f.arc.Sizes(ctx, "acme", []int64{mine[0].ID, mine[1].ID, theirs[0].ID, 987654321})
+	require.NoError(t, err)
+	assert.Equal(t, map[int64]int64{mine[0].ID: int64(len(raws[0])), mine[1].ID: int64(len(raws[1]))}, sizes)
+	sizes, err = f.arc.Sizes(ctx, "acme", nil)
+	require.NoError(t, err)
+	assert.Empty(t, sizes)
 }
 
 func testCorpus(t *testing.T, d database.Dialect) {
