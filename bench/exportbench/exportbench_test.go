@@ -36,7 +36,7 @@ func TestSmallRunMeasuresEverything(t *testing.T) {
 	require.NoError(t, run(context.Background(), cfg, &out))
 	report := out.String()
 	assert.Contains(t, report, "40 processed, 0 failed")
-	for _, line := range []string{"decrypt-only read", "read+parse", "floor: decrypt + create the same files", "floor + the load files' hashes", "export / decrypt-only", "peak memory",
+	for _, line := range []string{"decrypt-only read", "read+parse", "floor: decrypt + create the same files", "floor + the load files' hashes", "export / decrypt-only", "the same by CPU per email", "the median of", "peak memory",
 		"goal >= 1000 emails/s", "ExportDownload.Stream", "GET …/download"} {
 		assert.Contains(t, report, line)
 	}
