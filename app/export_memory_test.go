@@ -42,21 +42,21 @@ func attachmentMail(i, size int) archivetest.Mail {
 	return archivetest.Mail{Raw: []byte(raw), From: from, Recipients: []string{"b@y.test"}, Attachments: 1}
 }
 
-// sampleInFlight records the largest InFlightBytes seen until the returned function is
-// called, which returns it.
-func sampleInFlight(x *app.Exports) func() int64 {
+// samplePeak calls probe every interval until the returned function is called, which
+// returns the largest value probe gave.
+func samplePeak(interval time.Duration, probe func() int64) func() int64 {
 	var peak atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for {
-			if n := x.InFlightBytes(); n > peak.Load() {
+			if n := probe(); n > peak.Load() {
 				peak.Store(n)
 			}
 			select {
 			case <-stop:
 				return
-			case <-time.After(100 * time.Microsecond):
+			case <-time.After(interval):
 			}
 		}
 	})
@@ -87,7 +87,7 @@ func TestExportMemoryBudget(t *testing.T) {
 			mails = append(mails, attachmentMail(100*k+50, int(budget)*2)) // larger than the budget
 			ids[tenant] = f.archiveMail(tenant, mails)
 		}
-		peak := sampleInFlight(f.x)
+		peak := samplePeak(100*time.Microsecond, f.x.InFlightBytes)
 		for _, tenant := range []string{"acme", "globex", "initech"} {
 			req := request(strings.ToUpper(tenant[:3])+"MEM", ids[tenant])
 			req.Workers = intPtr(8)
@@ -154,32 +154,19 @@ func TestExportPeakMemoryWithLargeEmails(t *testing.T) {
 		ids = append(ids, f.archiveMail("acme", []archivetest.Mail{attachmentMail(i, 12<<20)})...)
 	}
 	runtime.GC()
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
+	heapPeak := samplePeak(5*time.Millisecond, func() int64 {
 		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapInuse)
 	})
 	f.start()
 	req := request("BIG", ids)
 	req.Workers = intPtr(32)
 	v := f.createExport("acme", req)
 	v = f.awaitExport("acme", v.JobID, export.StatusCompleted, export.StatusFailed)
-	close(stop)
-	wg.Wait()
+	peak := heapPeak()
 	require.Equal(t, export.StatusCompleted, v.Status, "%v", v.ErrorMessage)
 	assert.Equal(t, len(ids), v.Processed)
-	t.Logf("peak HeapInuse %d MiB", peak.Load()>>20)
-	assert.Less(t, peak.Load(), uint64(512<<20), "peak heap")
+	t.Logf("peak HeapInuse %d MiB", peak>>20)
+	assert.Less(t, peak, int64(512<<20), "peak heap")
 }
