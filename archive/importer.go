@@ -55,7 +55,7 @@ type Importer struct {
 // batch: it is counted as failed, with its file named. The error is non-nil only when
 // the import as a whole could not go on (unreadable arguments, database down).
 func (im *Importer) Import(ctx context.Context, tenant string, paths []string) (ImportReport, error) {
-	files, err := expandPaths(paths)
+	files, err := SourceFiles(paths)
 	if err != nil {
 		return ImportReport{}, err
 	}

@@ -43,10 +43,10 @@ func isMaildir(dir string) bool {
 	return true
 }
 
-// expandPaths turns the command line's paths into the files to read, in a stable order:
-// files as given, directories walked (hidden entries and README files skipped; a
-// maildir's tmp/ skipped, as its files are still being delivered).
-func expandPaths(paths []string) ([]string, error) {
+// SourceFiles turns import paths into the files to read, in a stable order: files as
+// given, directories walked (hidden entries and README files skipped; a maildir's tmp/
+// skipped, as its files are still being delivered). The importer reads what it lists.
+func SourceFiles(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
 		st, err := os.Stat(p)

@@ -63,16 +63,6 @@ func TestLoadCorpusSkipsWhatTheParserRejects(t *testing.T) {
 	assert.ErrorIs(t, skipped[0].reason, archive.ErrNotMessage)
 }
 
-func TestDistinctCopyAddsOneHeaderLine(t *testing.T) {
-	crlf := []byte("Subject: x\r\nFrom: a@example.org\r\n\r\nbody\r\n")
-	assert.Equal(t, "X-Bench-Copy: 7\r\n"+string(crlf), string(distinctCopy(crlf, 7)))
-	mbox := []byte("From a@example.org Sun Mar  1 10:00:00 2026\nSubject: x\n\nbody\n")
-	assert.Equal(t, "From a@example.org Sun Mar  1 10:00:00 2026\nX-Bench-Copy: 8\nSubject: x\n\nbody\n", string(distinctCopy(mbox, 8)))
-	parsed, err := archive.NewParser("").Parse(distinctCopy(mbox, 8))
-	require.NoError(t, err)
-	assert.Equal(t, "x", parsed.Subject, "the copy keeps the original's headers")
-}
-
 func TestReplicateWritesDistinctFiles(t *testing.T) {
 	seeds, _, err := loadCorpus(testCorpus(t))
 	require.NoError(t, err)

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/bench/internal/benchenv"
 )
 
 // seed is one corpus file that the parser accepts; the imported messages are copies of it.
@@ -28,7 +25,7 @@ type skippedFile struct {
 // importer's directory walk does) and keeps those that the archive's parser accepts, as
 // they are and as distinct copies.
 func loadCorpus(dir string) ([]seed, []skippedFile, error) {
-	paths, err := corpusFiles(dir)
+	paths, err := archive.SourceFiles([]string{dir})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -59,52 +56,10 @@ func parsesAsIsAndCopied(parser *archive.Parser, raw []byte) error {
 	if _, err := parser.Parse(raw); err != nil {
 		return err
 	}
-	if _, err := parser.Parse(distinctCopy(raw, 0)); err != nil {
+	if _, err := parser.Parse(benchenv.DistinctCopy(raw, 0)); err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
 	return nil
-}
-
-func corpusFiles(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && !strings.EqualFold(d.Name(), "README.md") {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
-}
-
-// distinctCopy returns raw with the header line "X-Bench-Copy: n" in front of its header
-// (after the mbox "From " line a file may start with), ended like the file's first line.
-// The rest of the bytes are unchanged, so copies differ only in that line.
-func distinctCopy(raw []byte, n int) []byte {
-	at := 0
-	if bytes.HasPrefix(raw, []byte("From ")) {
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			at = i + 1
-		}
-	}
-	eol := "\n"
-	if i := bytes.IndexByte(raw[at:], '\n'); i > 0 && raw[at+i-1] == '\r' {
-		eol = "\r\n"
-	}
-	line := fmt.Sprintf("X-Bench-Copy: %d%s", n, eol)
-	out := make([]byte, 0, len(raw)+len(line))
-	out = append(out, raw[:at]...)
-	out = append(out, line...)
-	return append(out, raw[at:]...)
 }
 
 // replicate writes n distinct copies of the seeds (copy i of seed i mod len(seeds)) as
@@ -114,7 +69,7 @@ func replicate(seeds []seed, n int, dir string) ([]string, int64, error) {
 	files := make([]string, n)
 	var total int64
 	for i := range n {
-		data := distinctCopy(seeds[i%len(seeds)].raw, i+1)
+		data := benchenv.DistinctCopy(seeds[i%len(seeds)].raw, i+1)
 		files[i] = filepath.Join(dir, fmt.Sprintf("copy-%06d.eml", i+1))
 		if err := writeSynced(files[i], data); err != nil {
 			return nil, 0, err

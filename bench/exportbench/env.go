@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -94,7 +90,7 @@ func (e *benchEnv) commitBatch(ctx context.Context, seeds [][]byte, first, n int
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range n {
 		g.Go(func() error {
-			raw := distinctCopy(seeds[(first+i)%len(seeds)], first+i)
+			raw := benchenv.DistinctCopy(seeds[(first+i)%len(seeds)], first+i)
 			p, err := e.arc.Prepare(archive.Incoming{Tenant: tenant, Raw: raw, Source: "copy-" + strconv.Itoa(first+i)})
 			batch[i] = p
 			return err
@@ -120,33 +116,17 @@ func (e *benchEnv) commitBatch(ctx context.Context, seeds [][]byte, first, n int
 // loadSeeds reads the corpus files (README.md and hidden entries left out) whose distinct
 // copies the parser accepts, in name order.
 func loadSeeds(dir string, parser *archive.Parser) ([][]byte, error) {
-	var paths []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && !strings.EqualFold(d.Name(), "README.md") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths, err := archive.SourceFiles([]string{dir})
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
-	sort.Strings(paths)
 	var seeds [][]byte
 	for _, p := range paths {
 		raw, err := os.ReadFile(p)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := parser.Parse(distinctCopy(raw, 0)); err == nil {
+		if _, err := parser.Parse(benchenv.DistinctCopy(raw, 0)); err == nil {
 			seeds = append(seeds, raw)
 		}
 	}
@@ -154,24 +134,4 @@ func loadSeeds(dir string, parser *archive.Parser) ([][]byte, error) {
 		return nil, fmt.Errorf("no message the parser accepts under %s", dir)
 	}
 	return seeds, nil
-}
-
-// distinctCopy returns raw with the header line "X-Bench-Copy: n" inserted first (after an
-// mbox "From " line, when there is one), in the message's own line ending.
-func distinctCopy(raw []byte, n int) []byte {
-	eol := "\n"
-	if i := bytes.IndexByte(raw, '\n'); i > 0 && raw[i-1] == '\r' {
-		eol = "\r\n"
-	}
-	header := []byte("X-Bench-Copy: " + strconv.Itoa(n) + eol)
-	at := 0
-	if bytes.HasPrefix(raw, []byte("From ")) {
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			at = i + 1
-		}
-	}
-	out := make([]byte, 0, len(raw)+len(header))
-	out = append(out, raw[:at]...)
-	out = append(out, header...)
-	return append(out, raw[at:]...)
 }
