@@ -88,10 +88,12 @@ type searchPlanner interface {
 // text search (with at most a participant besides).
 func (a *Archive) plan(ctx context.Context, q Query, where string, args []any) (string, string, []any, string) {
 	p, ok := a.index.(searchPlanner)
-	if !ok || !q.textOnly() {
+	words := searchWords(q.Text)
+	if !ok || !q.textOnly() || len(words) == 0 {
+		// No searchable word (q=".", "-", "\"", …) is no text condition: conditions
+		// leaves it out too.
 		return `metadata m`, where, args, ""
 	}
-	words := searchWords(q.Text)
 	from, cond, condArgs, ok := p.driveFrom(words)
 	if !ok {
 		return `metadata m`, where, args, ""
