@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jhillyerd/enmime/v2"
+	"github.com/jhillyerd/enmime/v2/mediatype"
 
 	"github.com/mailledger/mailledger/archive/charset"
 )
@@ -34,12 +35,39 @@ func decodeParts(root *enmime.Part, charsets []string) {
 		if p.FirstChild == nil && p.Content != nil {
 			decodePart(p)
 		}
-		if !utf8.ValidString(p.FileName) {
-			p.FileName = charset.Raw(p.FileName, append([]string{p.Charset}, charsets...)...)
-		}
+		fileNameToUTF8(p, charsets)
 		p.ContentType = charset.Raw(p.ContentType)
 		return false
 	})
+}
+
+// fileNameToUTF8 makes p's file name valid UTF-8. When the header it came from holds raw
+// 8-bit bytes, which the media type parser turned into U+FFFD, the name is read again from
+// the header after its bytes are read in the part's charset, else the message's, else
+// windows-1252.
+func fileNameToUTF8(p *enmime.Part, charsets []string) {
+	disposition, ctype := p.Header.Get("Content-Disposition"), p.Header.Get("Content-Type")
+	labels := append([]string{p.Charset}, charsets...)
+	if utf8.ValidString(disposition) && utf8.ValidString(ctype) {
+		if !utf8.ValidString(p.FileName) {
+			p.FileName = charset.Raw(p.FileName, labels...)
+		}
+		return
+	}
+	var names []string
+	if _, params, _, err := mediatype.Parse(charset.Raw(disposition, labels...)); err == nil {
+		names = append(names, params["filename"])
+	}
+	if _, params, _, err := mediatype.Parse(charset.Raw(ctype, labels...)); err == nil {
+		names = append(names, params["name"], params["file"])
+	}
+	for _, name := range names {
+		if name != "" {
+			p.FileName = charset.Header(name)
+			return
+		}
+	}
+	p.FileName = charset.Raw(p.FileName, labels...)
 }
 
 func decodePart(p *enmime.Part) {
