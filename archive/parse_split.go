@@ -150,16 +150,16 @@ func (s *splitter) readEach(parent *enmime.Part, region []byte, depth int) ([]by
 	b := newBoundaries(region, parent.Boundary)
 	var last *enmime.Part // parent's last child: enmime's AddChild walks the siblings each time
 	for index := 1; ; index++ {
-		if s.full() {
-			s.stop(fmt.Sprintf("more than %d MIME parts: the parts after the first %d were not read", MaxParts, MaxParts))
-			return nil, nil
-		}
 		start, more, err := b.next()
 		if err != nil {
 			return nil, err
 		}
 		if !more {
 			break
+		}
+		if s.full() {
+			s.stop(fmt.Sprintf("more than %d MIME parts: the parts after the first %d were not read", MaxParts, MaxParts))
+			return nil, nil
 		}
 		end, err := b.partEnd(start)
 		if err != nil {
