@@ -96,9 +96,7 @@ func (a *Archive) Prepare(in Incoming) (*Prepared, error) {
 }
 
 func (m *Parsed) addEnvelope(rcpts []string) {
-	for _, r := range rcpts {
-		m.Envelope = appendAddress(m.Envelope, r)
-	}
+	m.Envelope = appendAddresses(m.Envelope, rcpts...)
 }
 
 // Result is the outcome of committing one prepared message.

@@ -56,6 +56,7 @@ func TestArchive(t *testing.T) {
 		t.Run("corpus reads back byte-identical", func(t *testing.T) { testCorpus(t, d) })
 		t.Run("integrity", func(t *testing.T) { testIntegrity(t, d) })
 		t.Run("search", func(t *testing.T) { testSearch(t, d) })
+		t.Run("search without words", func(t *testing.T) { testSearchWithoutWords(t, d) })
 		t.Run("tenant isolation", func(t *testing.T) { testTenants(t, d) })
 		t.Run("sizes", func(t *testing.T) { testSizes(t, d) })
 	})
@@ -189,6 +190,29 @@ func testSearch(t *testing.T, d database.Dialect) {
 		}
 		assert.Equal(t, c.want, got, "%s: got %v; want %v", c.name, got, c.want)
 		assert.Equal(t, len(c.want), total, c.name)
+	}
+}
+
+// testSearchWithoutWords: a query with no searchable word (only punctuation, query syntax
+// or control characters) sets no text condition; the other filters still apply.
+func testSearchWithoutWords(t *testing.T, d database.Dialect) {
+	f := newFixture(t, d)
+	ctx := context.Background()
+	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	f.store(t, "default",
+		archivetest.Message("alice@alpha.test", []string{"bob@beta.test"}, nil, "first", "one", day),
+		archivetest.Message("bob@beta.test", []string{"alice@alpha.test"}, nil, "second", "two", day.AddDate(0, 0, 1)),
+	)
+	for _, q := range []string{".", "-", "@", `"`, "*", "\x00", "^", "()", ":", "+", "_", "@._-", " ", "\u00ad", "\u200b"} {
+		msgs, total, err := f.arc.Search(ctx, archive.Query{Tenant: "default", Text: q})
+		require.NoError(t, err, "q=%q", q)
+		assert.Equal(t, 2, total, "q=%q: got total %d; want every message", q, total)
+		assert.Len(t, msgs, 2, "q=%q", q)
+		msgs, total, err = f.arc.Search(ctx, archive.Query{Tenant: "default", Text: q, From: "bob@beta.test"})
+		require.NoError(t, err, "q=%q with from", q)
+		require.Len(t, msgs, 1, "q=%q with from: the other filter still applies", q)
+		assert.Equal(t, 1, total)
+		assert.Equal(t, "second", msgs[0].Subject)
 	}
 }
 

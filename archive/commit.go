@@ -176,11 +176,11 @@ func findDigests(ctx context.Context, tx *database.Tx, tenant string, digests []
 	return rows.Err()
 }
 
-const metadataColumns = `tenant_id, "from", fromdomain, subject, spam, arrived, sent, msgdate, retained, deleted, size, attachments, message_id, in_reply_to, refs, digest, bodydigest, key_id`
+const metadataColumns = `tenant_id, "from", fromdomain, subject, spam, arrived, sent, msgdate, retained, deleted, size, attachments, message_id, in_reply_to, refs, digest, bodydigest, key_id, parse_note`
 
-const metadataInsert = `INSERT INTO metadata (` + metadataColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`
+const metadataInsert = `INSERT INTO metadata (` + metadataColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-// metadataChunk bounds the rows of one multi-row metadata INSERT (19 arguments a row).
+// metadataChunk bounds the rows of one multi-row metadata INSERT (20 arguments a row).
 const metadataChunk = 400
 
 // insertMetadata writes the metadata rows of batch[fresh…] and returns their ids in the
@@ -227,7 +227,7 @@ func (a *Archive) insertMetadataPG(ctx context.Context, tx *database.Tx, batch [
 	if err != nil {
 		return nil, err
 	}
-	row := `(?, ` + database.InList(9) + `, 0, ` + database.InList(8) + `)`
+	row := `(?, ` + database.InList(9) + `, 0, ` + database.InList(9) + `)`
 	for start := 0; start < len(fresh); start += metadataChunk {
 		end := min(start+metadataChunk, len(fresh))
 		var args []any
@@ -281,10 +281,14 @@ func (a *Archive) metadataArgs(d database.Dialect, p *Prepared) []any {
 	if m.Spam {
 		spam = 1
 	}
+	var note any // NULL: the part tree was read whole
+	if m.ParseNote != "" {
+		note = clip(cleanText(m.ParseNote), 255)
+	}
 	return []any{p.In.Tenant, clip(m.From, 255), clip(m.FromDomain, 255), cleanText(m.Subject), spam,
 		database.TimeArg(d, p.In.Arrived), sent, msgdate, database.TimeArg(d, p.In.Arrived.Add(a.retention)),
 		m.Size, len(m.Attachments), clip(cleanText(m.MessageID), 512), clip(cleanText(m.InReplyTo), 512), cleanText(m.References),
-		hex.EncodeToString(m.Digest[:]), hex.EncodeToString(m.BodyDigest[:]), a.keys.CurrentID()}
+		hex.EncodeToString(m.Digest[:]), hex.EncodeToString(m.BodyDigest[:]), a.keys.CurrentID(), note}
 }
 
 // Recipient kinds in rcpt.kind.

@@ -8,13 +8,12 @@ import (
 	"io"
 	"mime/quotedprintable"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/cention-sany/utf7"
 	"github.com/jhillyerd/enmime/v2"
-	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/htmlindex"
-	"golang.org/x/text/encoding/ianaindex"
-	"golang.org/x/text/encoding/unicode"
+	"github.com/jhillyerd/enmime/v2/mediatype"
+
+	"github.com/mailledger/mailledger/archive/charset"
 )
 
 // The parser reads the MIME tree with enmime's RawContent option and decodes each part here,
@@ -29,14 +28,46 @@ import (
 // decodeParts decodes, in place, the Content of every part of the tree that holds content
 // (the leaves; multipart containers have none): transfer encoding first, then, for text/*
 // parts, the declared charset into UTF-8. Problems become warnings on the part, which
-// EnvelopeFromPart gathers into Envelope.Errors.
-func decodeParts(root *enmime.Part) {
+// sortParts gathers. It also makes every part's file name valid UTF-8 (raw bytes read in
+// the part's charset, else the message's, charsets, else windows-1252: archive/charset).
+func decodeParts(root *enmime.Part, charsets []string) {
 	_ = root.DepthMatchAll(func(p *enmime.Part) bool {
 		if p.FirstChild == nil && p.Content != nil {
 			decodePart(p)
 		}
+		fileNameToUTF8(p, charsets)
+		p.ContentType = charset.Raw(p.ContentType)
 		return false
 	})
+}
+
+// fileNameToUTF8 makes p's file name valid UTF-8. When the header it came from holds raw
+// 8-bit bytes, which the media type parser turned into U+FFFD, the name is read again from
+// the header after its bytes are read in the part's charset, else the message's, else
+// windows-1252.
+func fileNameToUTF8(p *enmime.Part, charsets []string) {
+	disposition, ctype := p.Header.Get("Content-Disposition"), p.Header.Get("Content-Type")
+	labels := append([]string{p.Charset}, charsets...)
+	if utf8.ValidString(disposition) && utf8.ValidString(ctype) {
+		if !utf8.ValidString(p.FileName) {
+			p.FileName = charset.Raw(p.FileName, labels...)
+		}
+		return
+	}
+	var names []string
+	if _, params, _, err := mediatype.Parse(charset.Raw(disposition, labels...)); err == nil {
+		names = append(names, params["filename"])
+	}
+	if _, params, _, err := mediatype.Parse(charset.Raw(ctype, labels...)); err == nil {
+		names = append(names, params["name"], params["file"])
+	}
+	for _, name := range names {
+		if name != "" {
+			p.FileName = charset.Header(name)
+			return
+		}
+	}
+	p.FileName = charset.Raw(p.FileName, labels...)
 }
 
 func decodePart(p *enmime.Part) {
@@ -195,39 +226,20 @@ func isHex(b byte) bool {
 }
 
 // convertCharset turns a text part's Content from its declared charset into UTF-8. With no
-// charset declared, or UTF-8 declared, the bytes stay as they are (invalid UTF-8 included,
-// as before); an unknown charset keeps them too and is reported.
+// charset declared, or UTF-8 declared, the bytes stay as they are (a text/* attachment may
+// be a mislabelled binary file); an unknown charset keeps them too and is reported. The
+// message's text is made valid UTF-8 where it is put together (fromParts).
 func convertCharset(p *enmime.Part) {
 	if p.Charset == "" {
 		return
 	}
-	enc := lookupCharset(p.Charset)
+	out, known, err := charset.Body(p.Content, p.Charset)
 	switch {
-	case enc == nil:
+	case !known:
 		warn(p, enmime.ErrorCharsetConversion, fmt.Sprintf("unsupported charset %q, text kept undecoded", p.Charset))
-	case enc == unicode.UTF8:
+	case err != nil:
+		warn(p, enmime.ErrorCharsetConversion, fmt.Sprintf("charset %q: %v", p.Charset, err))
 	default:
-		out, err := enc.NewDecoder().Bytes(p.Content)
-		if err != nil {
-			warn(p, enmime.ErrorCharsetConversion, fmt.Sprintf("charset %q: %v", p.Charset, err))
-			return
-		}
 		p.Content = out
 	}
-}
-
-// lookupCharset finds a charset by its label: the WHATWG Encoding Standard's labels (what
-// browsers and mail clients accept), then IANA names it lacks (IBM850, …), then UTF-7, which
-// WHATWG leaves out but old mail uses. It returns nil for labels none of them know.
-func lookupCharset(label string) encoding.Encoding {
-	if enc, err := htmlindex.Get(label); err == nil {
-		return enc
-	}
-	if enc, err := ianaindex.IANA.Encoding(label); err == nil && enc != nil {
-		return enc
-	}
-	if l := strings.ToLower(strings.TrimSpace(label)); l == "utf-7" || l == "utf7" {
-		return utf7.UTF7
-	}
-	return nil
 }

@@ -102,11 +102,7 @@ const heldValue = `EXISTS (SELECT 1 FROM legal_holds h WHERE h.tenant_id = m.ten
 
 // normalize lower-cases, trims and de-duplicates addresses, dropping empty ones.
 func normalize(addrs []string) []string {
-	var out []string
-	for _, a := range addrs {
-		out = appendAddress(out, a)
-	}
-	return out
+	return appendAddresses(nil, addrs...)
 }
 
 // Scope counts the visible messages of tenant that an erasure of addrs would affect, in

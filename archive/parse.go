@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/mail"
+	"net/textproto"
 	"strings"
 	"time"
 
 	"github.com/jhillyerd/enmime/v2"
+
+	"github.com/mailledger/mailledger/archive/charset"
 )
 
 // Parsed is what the archive keeps of a message besides its original bytes: the metadata
@@ -30,7 +33,11 @@ type Parsed struct {
 	BodyDigest  [32]byte // SHA-256 of the bytes after the header
 	Size        int
 	Spam        bool
-	Warnings    []string // what the parser had to guess
+	Warnings    []string // what the parser had to guess, at most maxWarnings
+	// ParseNote says why the part tree was read only in part (nested deeper than
+	// MaxPartDepth, more than MaxParts parts, …): the text and attachments are those of the
+	// parts read. "" when the whole tree was read.
+	ParseNote string
 }
 
 // Attachment is one attached file of a message.
@@ -93,111 +100,179 @@ func (p *Parser) parse(raw []byte, split bool) (out *Parsed, why, err error) {
 	if !looksLikeMessage(content) {
 		return nil, nil, ErrNotMessage
 	}
-	root, why, err := p.readParts(content, split)
+	root, note, why, err := p.readParts(content, split)
 	if err != nil {
 		return nil, why, err
 	}
 	out, err = p.fromParts(raw, root)
-	return out, why, err
+	if err != nil {
+		return nil, why, err
+	}
+	out.ParseNote = note
+	return out, why, nil
 }
 
 // readParts returns content's part tree, from the splitter if split is set and it takes the
-// message, else from enmime's ReadParts.
-func (p *Parser) readParts(content []byte, split bool) (root *enmime.Part, why, err error) {
+// message, else from enmime's ReadParts when the message is within the bounds enmime can be
+// trusted with (enmimeBounded), else from the lenient splitter. note says why the tree is
+// not whole.
+func (p *Parser) readParts(content []byte, split bool) (root *enmime.Part, note string, why, err error) {
 	if split {
-		if root, why = p.splitParts(content); why == nil {
-			return root, nil, nil
+		if root, note, why = p.splitParts(content, false); why == nil {
+			return root, note, nil, nil
 		}
+	}
+	if !enmimeBounded(content) {
+		if root, note, err = p.splitParts(content, true); err != nil {
+			return nil, "", why, fmt.Errorf("parse mime: %w", err)
+		}
+		return root, note, why, nil
 	}
 	root, err = p.parser.ReadParts(bytes.NewReader(content))
 	if err != nil {
-		return nil, why, fmt.Errorf("parse mime: %w", err)
+		return nil, "", why, fmt.Errorf("parse mime: %w", err)
 	}
-	return root, why, nil
+	return root, "", why, nil
 }
 
 // fromParts decodes the parts of root, sorts them into body and attachments and reads the
 // headers.
 func (p *Parser) fromParts(raw []byte, root *enmime.Part) (*Parsed, error) {
-	decodeParts(root)
-	// The root is always enmime's own (the splitter's too), which EnvelopeFromPart needs.
-	env, err := p.parser.EnvelopeFromPart(root)
+	h := messageHeader{header: root.Header, charsets: messageCharsets(root)}
+	decodeParts(root, h.charsets)
+	env, err := p.sortParts(root)
 	if err != nil {
 		return nil, fmt.Errorf("parse mime: %w", err)
 	}
 	out := &Parsed{Size: len(raw)}
-	out.readHeaders(env)
-	out.Text = env.Text
+	out.readHeaders(h)
+	out.Text = string(charset.Text([]byte(env.text)))
 	out.Attachments = attachmentsOf(env)
-	out.Spam = p.isSpam(env)
-	for _, e := range env.Errors {
-		out.Warnings = append(out.Warnings, e.Error())
+	out.Spam = p.isSpam(h)
+	for _, e := range env.errors {
+		out.warn(strings.ToValidUTF8(e.Error(), "\uFFFD"))
 	}
 	return out, nil
 }
 
-func (m *Parsed) readHeaders(env *enmime.Envelope) {
-	m.Subject = strings.TrimSpace(env.GetHeader("Subject"))
-	m.MessageID = strings.Trim(strings.TrimSpace(env.GetHeader("Message-Id")), "<>")
-	m.InReplyTo = strings.TrimSpace(env.GetHeader("In-Reply-To"))
-	m.References = strings.Join(strings.Fields(env.GetHeader("References")), " ")
-	if from := m.addresses(env, "From"); len(from) > 0 {
+// messageHeader is the top-level header; get decodes a value through archive/charset (raw
+// bytes in the message's declared charset, else windows-1252; encoded words).
+type messageHeader struct {
+	header   textproto.MIMEHeader
+	charsets []string
+}
+
+func (h messageHeader) get(name string) string {
+	return charset.Header(h.header.Get(name), h.charsets...)
+}
+
+// values returns every value of the header name, decoded.
+func (h messageHeader) values(name string) []string {
+	var out []string
+	for _, v := range h.header.Values(name) {
+		out = append(out, charset.Header(v, h.charsets...))
+	}
+	return out
+}
+
+// raw returns the header's value with its raw bytes read as UTF-8 but its encoded words
+// left for a parser that knows where they may be (addresses).
+func (h messageHeader) raw(name string) string {
+	return charset.Raw(h.header.Get(name), h.charsets...)
+}
+
+func (m *Parsed) readHeaders(h messageHeader) {
+	m.Subject = strings.TrimSpace(h.get("Subject"))
+	m.MessageID = strings.Trim(strings.TrimSpace(h.get("Message-Id")), "<>")
+	m.InReplyTo = strings.TrimSpace(h.get("In-Reply-To"))
+	m.References = strings.Join(strings.Fields(h.get("References")), " ")
+	if from := m.addresses(h, "From"); len(from) > 0 {
 		m.From = from[0]
-	} else if from := m.addresses(env, "Sender"); len(from) > 0 {
+	} else if from := m.addresses(h, "Sender"); len(from) > 0 {
 		m.From = from[0]
 	}
 	if at := strings.LastIndexByte(m.From, '@'); at >= 0 {
 		m.FromDomain = m.From[at+1:]
 	}
-	m.To, m.Cc, m.Bcc = m.addresses(env, "To"), m.addresses(env, "Cc"), m.addresses(env, "Bcc")
-	if d, err := env.Date(); err == nil {
-		m.Sent = d.UTC()
-	} else if env.GetHeader("Date") != "" {
-		m.Warnings = append(m.Warnings, "unreadable Date header")
+	m.To, m.Cc, m.Bcc = m.addresses(h, "To"), m.addresses(h, "Cc"), m.addresses(h, "Bcc")
+	if date := h.get("Date"); date != "" {
+		if d, err := mail.ParseDate(date); err == nil {
+			m.Sent = d.UTC()
+		} else {
+			m.warn("unreadable Date header")
+		}
 	}
 }
 
 // addresses reads an address header leniently: the parsed list when it parses, else every
-// token that looks like an address.
-func (m *Parsed) addresses(env *enmime.Envelope, header string) []string {
-	rawValue := env.GetHeader(header)
+// token that looks like an address. Each address once, in order of first appearance.
+func (m *Parsed) addresses(h messageHeader, header string) []string {
+	rawValue := h.raw(header)
 	if strings.TrimSpace(rawValue) == "" {
 		return nil
 	}
-	var out []string
-	if list, err := env.AddressList(header); err == nil {
-		for _, a := range list {
-			out = appendAddress(out, a.Address)
+	list := addressList{}
+	if parsed, err := enmime.ParseAddressList(rawValue); err == nil {
+		for _, a := range parsed {
+			list.add(a.Address)
 		}
-		return out
+		return list.out
 	}
-	m.Warnings = append(m.Warnings, "unreadable "+header+" header")
+	m.warn("unreadable " + header + " header")
 	for _, tok := range strings.FieldsFunc(rawValue, func(r rune) bool { return strings.ContainsRune(" ,;<>\"'()\t", r) }) {
 		if a, err := mail.ParseAddress(tok); err == nil {
-			out = appendAddress(out, a.Address)
+			list.add(a.Address)
 		}
 	}
-	return out
+	return list.out
 }
 
-func appendAddress(list []string, addr string) []string {
+// maxWarnings bounds Parsed.Warnings (a message of many broken parts has a warning each).
+const maxWarnings = 100
+
+func (m *Parsed) warn(w string) {
+	if len(m.Warnings) < maxWarnings {
+		m.Warnings = append(m.Warnings, w)
+	}
+}
+
+// appendAddresses appends to list the addresses (lower-cased, trimmed) it does not hold yet
+// and that look like one (a @), in time linear in both.
+func appendAddresses(list []string, addrs ...string) []string {
+	l := addressList{out: list, seen: make(map[string]bool, len(list)+len(addrs))}
+	for _, a := range list {
+		l.seen[a] = true
+	}
+	for _, a := range addrs {
+		l.add(a)
+	}
+	return l.out
+}
+
+// addressList gathers distinct lower-cased addresses in order; seen keeps it linear in a
+// header of 100,000 recipients.
+type addressList struct {
+	out  []string
+	seen map[string]bool
+}
+
+func (l *addressList) add(addr string) {
 	addr = strings.ToLower(strings.TrimSpace(addr))
-	if addr == "" || !strings.Contains(addr, "@") {
-		return list
+	if addr == "" || !strings.Contains(addr, "@") || l.seen[addr] {
+		return
 	}
-	for _, have := range list {
-		if have == addr {
-			return list
-		}
+	if l.seen == nil {
+		l.seen = map[string]bool{}
 	}
-	return append(list, addr)
+	l.seen[addr] = true
+	l.out = append(l.out, addr)
 }
 
-func attachmentsOf(env *enmime.Envelope) []Attachment {
+func attachmentsOf(env *envelope) []Attachment {
 	var out []Attachment
-	parts := append(append(append([]*enmime.Part{}, env.Attachments...), env.Inlines...), env.OtherParts...)
+	parts := append(append(append([]*enmime.Part{}, env.attachments...), env.inlines...), env.others...)
 	for _, part := range parts {
-		if part.FileName == "" && env.Inlines != nil && isInlineBody(part) {
+		if part.FileName == "" && env.hasInlines && isInlineBody(part) {
 			continue
 		}
 		if part.FileName == "" && part.Disposition != "attachment" {
@@ -215,12 +290,12 @@ func isInlineBody(p *enmime.Part) bool {
 	return strings.HasPrefix(p.ContentType, "text/")
 }
 
-func (p *Parser) isSpam(env *enmime.Envelope) bool {
+func (p *Parser) isSpam(h messageHeader) bool {
 	name, value, ok := strings.Cut(p.SpamHeader, ":")
 	if !ok {
 		return false
 	}
-	for _, v := range env.GetHeaderValues(strings.TrimSpace(name)) {
+	for _, v := range h.values(strings.TrimSpace(name)) {
 		if strings.EqualFold(strings.TrimSpace(v), strings.TrimSpace(value)) {
 			return true
 		}

@@ -29,3 +29,28 @@ func BenchmarkParseCorpus(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(raws)), "ns/message")
 }
+
+// BenchmarkParseHostile parses the hostile messages of TestParseBounds: a MIME bomb of
+// 50,000 nested multiparts, 20,000 attachments, 100,000 recipients and a huge header.
+func BenchmarkParseHostile(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		raw  []byte
+	}{
+		{"nested-50000", archivetest.DeepMessage(50000)},
+		{"attachments-20000", archivetest.WideMessage(20000)},
+		{"recipients-100000", archivetest.ManyRecipients(100000)},
+		{"header-30000", archivetest.HugeHeader(30000)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			p := archive.NewParser("")
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.raw)))
+			for b.Loop() {
+				if _, err := p.Parse(c.raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

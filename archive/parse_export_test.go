@@ -12,6 +12,6 @@ func (p *Parser) ParseVia(raw []byte, split bool) (m *Parsed, declined, err erro
 // SplitMultipart runs the splitter alone on raw and reports whether it cut a multipart
 // body into parts (rather than taking a single-part message or declining).
 func (p *Parser) SplitMultipart(raw []byte) bool {
-	root, err := p.splitParts(withoutFromLine(raw))
+	root, _, err := p.splitParts(withoutFromLine(raw), false)
 	return err == nil && strings.HasPrefix(root.ContentType, "multipart/")
 }

@@ -58,26 +58,34 @@ const (
 // splitParts returns the part tree of content as enmime's ReadParts would with the parser's
 // options (SkipMalformedParts, MaxStoredPartErrors(10), RawContent), or an errDeclined error.
 // The root is enmime's own, read from the header alone, so that EnvelopeFromPart can use it.
-func (p *Parser) splitParts(content []byte) (*enmime.Part, error) {
+//
+// The tree is bounded (MaxPartDepth, MaxParts): what lies deeper or further is left out and
+// note says so. With lenient set (a message enmime cannot be trusted to read within those
+// bounds, see enmimeBounded), what the splitter would decline ends the part it is in
+// instead, and note says so too.
+func (p *Parser) splitParts(content []byte, lenient bool) (root *enmime.Part, note string, err error) {
 	end := headerEnd(content)
-	root, err := p.parser.ReadParts(bytes.NewReader(content[:end]))
+	root, err = p.parser.ReadParts(bytes.NewReader(content[:end]))
 	if err != nil {
-		return nil, declined("top-level header: %v", err)
+		return nil, "", declined("top-level header: %v", err)
 	}
 	body := content[end:]
 	if !strings.HasPrefix(root.ContentType, "multipart/") {
 		// A single part: enmime reads everything after the header as its content.
 		setContent(root, body)
-		return root, nil
+		return root, "", nil
 	}
 	if root.Boundary == "" {
-		return nil, declined("multipart without a boundary")
+		if lenient {
+			return root, "multipart without a boundary: its content was not read", nil
+		}
+		return nil, "", declined("multipart without a boundary")
 	}
-	s := &splitter{header: bufio.NewReader(nil)}
-	if root.Epilogue, err = s.readChildren(root, body); err != nil {
-		return nil, err
+	s := &splitter{header: bufio.NewReader(nil), lenient: lenient}
+	if root.Epilogue, err = s.readChildren(root, body, 1); err != nil {
+		return nil, "", err
 	}
-	return root, nil
+	return root, s.note, nil
 }
 
 // headerEnd returns where the top-level header ends as enmime.ReadHeader reads it: after the
@@ -99,20 +107,48 @@ func headerEnd(b []byte) int {
 	return len(b)
 }
 
-// splitter builds parts; header is reused to read every part's header.
+// splitter builds parts; header is reused to read every part's header. parts counts the
+// parts made, note says why the tree is not whole ("" when it is).
 type splitter struct {
-	header *bufio.Reader
+	header  *bufio.Reader
+	lenient bool
+	parts   int
+	note    string
 }
+
+// stop records the first reason the tree was cut short.
+func (s *splitter) stop(note string) {
+	if s.note == "" {
+		s.note = note
+	}
+}
+
+// full says whether the tree holds MaxParts parts already.
+func (s *splitter) full() bool { return s.parts >= MaxParts }
 
 // readChildren does what enmime's parseParts does for parent, whose body is region: it
 // finds the parts, reads each one's header, keeps the content of leaves and descends into
 // nested multiparts. It returns the epilogue (what follows the closing boundary).
-func (s *splitter) readChildren(parent *enmime.Part, region []byte) ([]byte, error) {
+// depth is parent's children's depth (1 below the root). Beyond MaxParts parts it stops
+// reading, and a lenient splitter stops reading parent's children where it would decline.
+func (s *splitter) readChildren(parent *enmime.Part, region []byte, depth int) ([]byte, error) {
+	epilogue, err := s.readEach(parent, region, depth)
+	if parent.Parent != nil {
+		parent.PartID += ".0" // enmime marks the root of a nested subtree so
+	}
+	if err != nil && s.lenient && errors.Is(err, errDeclined) {
+		s.stop("MIME structure not read to its end: " + strings.TrimPrefix(err.Error(), errDeclined.Error()+": "))
+		return nil, nil
+	}
+	return epilogue, err
+}
+
+func (s *splitter) readEach(parent *enmime.Part, region []byte, depth int) ([]byte, error) {
 	if len(parent.Boundary) > maxBoundary {
 		return nil, declined("boundary of %d bytes", len(parent.Boundary))
 	}
 	b := newBoundaries(region, parent.Boundary)
-	topLevel := parent.Parent == nil
+	var last *enmime.Part // parent's last child: enmime's AddChild walks the siblings each time
 	for index := 1; ; index++ {
 		start, more, err := b.next()
 		if err != nil {
@@ -121,33 +157,46 @@ func (s *splitter) readChildren(parent *enmime.Part, region []byte) ([]byte, err
 		if !more {
 			break
 		}
+		if s.full() {
+			s.stop(fmt.Sprintf("more than %d MIME parts: the parts after the first %d were not read", MaxParts, MaxParts))
+			return nil, nil
+		}
 		end, err := b.partEnd(start)
 		if err != nil {
 			return nil, err
 		}
 		b.pos = end
 		part := &enmime.Part{PartID: strconv.Itoa(index)}
-		if !topLevel {
+		if parent.Parent != nil {
 			part.PartID = parent.PartID + "." + part.PartID
 		}
-		if err := s.readPart(parent, part, region[start:end]); err != nil {
+		s.parts++
+		if err := s.readPart(parent, last, part, region[start:end], depth); err != nil {
 			return nil, err
 		}
-	}
-	if !topLevel {
-		parent.PartID += ".0" // enmime marks the root of a nested subtree so
+		last = part
 	}
 	return region[b.pos:], nil
 }
 
+// link adds part to parent after last, as enmime's AddChild does.
+func link(parent, last, part *enmime.Part) {
+	part.Parent = parent
+	if last == nil {
+		parent.FirstChild = part
+	} else {
+		last.NextSibling = part
+	}
+}
+
 // readPart reads one part (raw is its header and content) and adds it to parent.
-func (s *splitter) readPart(parent, part *enmime.Part, raw []byte) error {
+func (s *splitter) readPart(parent, last, part *enmime.Part, raw []byte, depth int) error {
 	n, err := s.readHeader(part, raw)
 	if err != nil {
 		return err
 	}
 	content := raw[n:]
-	parent.AddChild(part)
+	link(parent, last, part)
 	switch {
 	case part.Boundary == "":
 		setContent(part, content)
@@ -157,8 +206,11 @@ func (s *splitter) readPart(parent, part *enmime.Part, raw []byte) error {
 		return nil
 	case part.ContentType == "text/plain" || part.ContentType == "text/html":
 		return declined("text part %s with a boundary parameter", part.PartID)
+	case depth >= MaxPartDepth:
+		s.stop(fmt.Sprintf("MIME parts nested more than %d deep: the parts below were not read", MaxPartDepth))
+		return nil
 	default:
-		part.Epilogue, err = s.readChildren(part, content)
+		part.Epilogue, err = s.readChildren(part, content, depth+1)
 		return err
 	}
 }

@@ -280,7 +280,7 @@ func TestParseDeclaredCharset(t *testing.T) {
 		{"IBM850, an IANA name WHATWG lacks", "text/plain; charset=cp850", "8bit", "caf\x82", "café"},
 		{"UTF-7", "text/plain; charset=utf-7", "7bit", "caf+AOk- +IKw-", "café €"},
 		{"us-ascii", "text/plain; charset=us-ascii", "7bit", "plain text", "plain text"},
-		{"UTF-8 left as it is, invalid bytes included", "text/plain; charset=utf-8", "8bit", "ok \xff", "ok \xff"},
+		{"UTF-8 that is not: read as windows-1252", "text/plain; charset=utf-8", "8bit", "ok \xff", "ok ÿ"},
 		// Long enough for the old charset detector, which would have called it UTF-8.
 		{"declared charset wins over the content", "text/plain; charset=iso-8859-1", "8bit", strings.Repeat("Gr\xc3\xbc\xc3\x9fe ", 40), strings.Repeat("GrÃ¼ÃŸe ", 40)},
 	}
@@ -298,14 +298,14 @@ func TestParseDeclaredCharset(t *testing.T) {
 func TestParseUnknownCharset(t *testing.T) {
 	m, err := archive.NewParser("").Parse(mimeMessage("text/plain; charset=x-no-such-charset", "8bit", "caf\xe9"))
 	require.NoError(t, err)
-	assert.Equal(t, "caf\xe9", m.Text, "bytes kept as they are")
+	assert.Equal(t, "café", m.Text, "read as windows-1252")
 	assert.True(t, hasWarning(m, `unsupported charset "x-no-such-charset"`), "warnings: %q", m.Warnings)
 }
 
 func TestParseUnknownTransferEncoding(t *testing.T) {
 	m, err := archive.NewParser("").Parse(mimeMessage("text/plain; charset=iso-8859-1", "x-rot13", "caf\xe9"))
 	require.NoError(t, err)
-	assert.Equal(t, "caf\xe9", m.Text, "neither transfer encoding nor charset decoded")
+	assert.Equal(t, "café", m.Text, "neither transfer encoding nor charset decoded; the text is valid UTF-8 (windows-1252)")
 	assert.True(t, hasWarning(m, `Unrecognized Content-Transfer-Encoding type "x-rot13"`), "warnings: %q", m.Warnings)
 }
 

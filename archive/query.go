@@ -28,6 +28,10 @@ type Message struct {
 	Retained    time.Time  `json:"retained"`
 	Spam        bool       `json:"spam"`
 	Digest      string     `json:"digest"`
+	// ParseNote says why the message's MIME part tree was read only in part (nested deeper
+	// than MaxPartDepth, more than MaxParts parts, …): its text and attachments are those of
+	// the parts read, its raw bytes whole. nil when the tree was read whole.
+	ParseNote *string `json:"parse_note"`
 }
 
 // Query selects messages of one tenant. Empty fields do not filter.
@@ -88,10 +92,12 @@ type searchPlanner interface {
 // text search (with at most a participant besides).
 func (a *Archive) plan(ctx context.Context, q Query, where string, args []any) (string, string, []any, string) {
 	p, ok := a.index.(searchPlanner)
-	if !ok || !q.textOnly() {
+	words := searchWords(q.Text)
+	if !ok || !q.textOnly() || len(words) == 0 {
+		// No searchable word (q=".", "-", "\"", …) is no text condition: conditions
+		// leaves it out too.
 		return `metadata m`, where, args, ""
 	}
-	words := searchWords(q.Text)
 	from, cond, condArgs, ok := p.driveFrom(words)
 	if !ok {
 		return `metadata m`, where, args, ""
@@ -142,7 +148,7 @@ func (a *Archive) conditions(q Query) (string, []any) {
 	return strings.Join(conds, " AND "), args
 }
 
-const messageColumns = `m.id, m.tenant_id, m.message_id, m."from", m.subject, m.sent, m.arrived, m.size, m.attachments, m.retained, m.spam, m.digest`
+const messageColumns = `m.id, m.tenant_id, m.message_id, m."from", m.subject, m.sent, m.arrived, m.size, m.attachments, m.retained, m.spam, m.digest, m.parse_note`
 
 func (a *Archive) selectMessages(ctx context.Context, tail string, args ...any) ([]Message, error) {
 	return a.selectPrefixed(ctx, "", tail, args...)
@@ -178,8 +184,12 @@ func scanMessage(rows *sql.Rows) (Message, error) {
 	var m Message
 	var sent, arrived, retained any
 	var spam int
-	if err := rows.Scan(&m.ID, &m.TenantID, &m.MessageID, &m.From, &m.Subject, &sent, &arrived, &m.Size, &m.Attachments, &retained, &spam, &m.Digest); err != nil {
+	var note sql.NullString
+	if err := rows.Scan(&m.ID, &m.TenantID, &m.MessageID, &m.From, &m.Subject, &sent, &arrived, &m.Size, &m.Attachments, &retained, &spam, &m.Digest, &note); err != nil {
 		return m, fmt.Errorf("scan message: %w", err)
+	}
+	if note.Valid {
+		m.ParseNote = &note.String
 	}
 	var err error
 	if sent != nil {

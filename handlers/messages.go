@@ -46,12 +46,14 @@ type messageJSON struct {
 	Size        int64    `json:"size"`
 	Attachments int      `json:"attachments"`
 	Retained    string   `json:"retained"`
+	// ParseNote says why the MIME part tree was read only in part; null when read whole.
+	ParseNote *string `json:"parse_note"`
 }
 
 func messageView(m *archive.Message) messageJSON {
 	v := messageJSON{ID: m.ID, MessageID: m.MessageID, From: m.From, To: nonNil(m.To), Cc: nonNil(m.Cc),
 		Subject: m.Subject, Arrived: rfc3339(m.Arrived), Size: m.Size, Attachments: m.Attachments,
-		Retained: rfc3339(m.Retained)}
+		Retained: rfc3339(m.Retained), ParseNote: m.ParseNote}
 	if m.Sent != nil {
 		sent := rfc3339(*m.Sent)
 		v.Sent = &sent
