@@ -203,14 +203,15 @@ func isDatabaseDown(err error) bool {
 		errors.As(err, &netErr)
 }
 
-// writeError answers with err's status and the contract's error body. Server-side
-// failures are logged with the request; client errors are not.
+// writeError answers with err's status and the error body of docs/api.md. Server-side
+// failures are logged with the request; client errors are not, nor is an unset
+// PDFSERVICE_URL (serve warns about it once at start).
 func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	e := classify(err)
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if e.status >= 500 && !errors.Is(r.Context().Err(), context.Canceled) {
+	if e.status >= 500 && !errors.Is(r.Context().Err(), context.Canceled) && !errors.Is(err, certificate.ErrPDFNotConfigured) {
 		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
 			"status", e.status, "code", e.Code, "request_id", requestID(r.Context()), "error", err.Error())
 	}
