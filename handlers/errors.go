@@ -22,8 +22,8 @@ import (
 	"github.com/mailledger/mailledger/identity"
 )
 
-// This file is the one place that maps errors to the contract's HTTP status and error
-// code (docs/contract.md §2).
+// This file is the one place that maps errors to the HTTP status and error code of
+// docs/api.md.
 
 // Sentinel errors of the HTTP layer.
 var (
@@ -90,7 +90,7 @@ func (e *ValidationError) err() error {
 	return e
 }
 
-// apiError is the contract's error object.
+// apiError is the error object of docs/api.md.
 type apiError struct {
 	status  int
 	Code    string         `json:"code"`
@@ -180,7 +180,7 @@ func classifyInput(err error) (apiError, bool) {
 	return apiError{}, false
 }
 
-// classifyExport maps the eDiscovery errors (contract §6).
+// classifyExport maps the eDiscovery errors (docs/api.md).
 func classifyExport(err error) (apiError, bool) {
 	switch {
 	case errors.Is(err, export.ErrBatesConflict):
