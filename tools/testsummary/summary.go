@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -94,6 +95,23 @@ func (s *summary) packageEvent(ev event) {
 		if s.failedTests[ev.Package] == 0 {
 			s.counts.Failed++
 		}
+		s.printUnfinished(ev.Package)
+	}
+}
+
+// printUnfinished prints the output of the package's tests that never ended (a panic or
+// a timeout stopped the test binary): it is where the cause shows.
+func (s *summary) printUnfinished(pkg string) {
+	var keys []string
+	for key := range s.output {
+		if strings.HasPrefix(key, pkg+" ") {
+			keys = append(keys, key)
+		}
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		fmt.Fprint(s.out, strings.Join(s.output[key], ""))
+		delete(s.output, key)
 	}
 }
 

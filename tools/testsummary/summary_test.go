@@ -79,6 +79,26 @@ func TestSummarizePrintsFailuresAndBuildErrors(t *testing.T) {
 	assert.NotContains(t, got, "before", "a skipped test's output is not printed")
 }
 
+// TestSummarizePrintsTestsThatNeverEnded: a test binary that dies (a timeout, a panic
+// the test runner could not attribute) leaves tests without an end; their output is
+// printed when the package fails, and the package counts as one failure.
+func TestSummarizePrintsTestsThatNeverEnded(t *testing.T) {
+	t.Parallel()
+	const died = `{"Action":"run","Package":"m","Test":"TestSlow"}
+{"Action":"output","Package":"m","Test":"TestSlow","Output":"=== RUN   TestSlow\n"}
+{"Action":"output","Package":"m","Test":"TestSlow","Output":"    slow_test.go:9: waiting for the database\n"}
+{"Action":"output","Package":"m","Output":"panic: test timed out after 1s\n"}
+{"Action":"output","Package":"m","Output":"FAIL\tm\t1.005s\n"}
+{"Action":"fail","Package":"m","Elapsed":1.005}
+`
+	var out bytes.Buffer
+	counts, _, err := Summarize(strings.NewReader(died), &out)
+	require.NoError(t, err)
+	assert.Equal(t, Counts{Failed: 1}, counts)
+	assert.Contains(t, out.String(), "panic: test timed out after 1s\n")
+	assert.Contains(t, out.String(), "    slow_test.go:9: waiting for the database\n")
+}
+
 func TestSummarizeCopiesLinesThatAreNotJSON(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
