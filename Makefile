@@ -15,9 +15,13 @@ run: build
 	./$(BIN) serve
 
 # Tests against SQLite always; against PostgreSQL and MySQL when TEST_POSTGRES_URL and
-# TEST_MYSQL_URL are set (.ci/run sets them; locally they skip with a SKIP line).
+# TEST_MYSQL_URL are set (.ci/run sets them; locally they skip with a SKIP line). lint runs
+# first. tools/testsummary runs `go test -json`, prints the package lines and the output of
+# every failure, lists the skipped tests with their reasons, and ends with one line
+# "N passed, N failed, N skipped"; it exits 1 when a test or a build failed.
 test: build lint
-	$(GO) test $(TESTFLAGS) -p 2 $(PKGS)
+	$(GO) build -o bin/testsummary ./tools/testsummary
+	GO=$(GO) bin/testsummary $(TESTFLAGS) -p 2 $(PKGS)
 
 bench: build
 	bash bench/run.sh

@@ -42,10 +42,17 @@ func TestVerificationRecipe(t *testing.T) {
 	assert.Contains(t, run(t, dir, "openssl", "pkeyutl", "-verify", "-pubin", "-inkey", "ledger.pem", "-rawin",
 		"-in", "checkpoint.txt", "-sigfile", "checkpoint.sig"), "Signature Verified Successfully")
 
-	bad, err := exec.Command("python3", filepath.Join(dir, "verify_bundle.py"), filepath.Join(dir, "tampered.json"),
-		filepath.Join(dir, "ledger.pub")).CombinedOutput()
-	require.Error(t, err, "the script accepted a changed body: %s", bad)
-	assert.Contains(t, string(bad), "AssertionError: certificate hash")
+	refused := func(why string, args ...string) {
+		t.Helper()
+		out, err := exec.Command("python3", append([]string{filepath.Join(dir, "verify_bundle.py")}, args...)...).CombinedOutput()
+		require.Error(t, err, "the script accepted it: %s", out)
+		assert.Contains(t, string(out), "AssertionError: "+why)
+	}
+	refused("certificate hash", filepath.Join(dir, "tampered.json"), filepath.Join(dir, "ledger.pub"))
+	write("extra.json", strings.Replace(string(data), `"format":`, `"note": "trust me", "format":`, 1))
+	refused("bundle members", filepath.Join(dir, "extra.json"), filepath.Join(dir, "ledger.pub"))
+	refused("checkpoint origin", filepath.Join(dir, "bundle.json"), filepath.Join(dir, "ledger.pub"), "another-log")
+	assert.Contains(t, run(t, dir, "python3", "verify_bundle.py", "bundle.json", "ledger.pub", "mailledger"), "hashes ok")
 }
 
 // documentedScript returns the Python block of docs/verification.md.

@@ -14,7 +14,7 @@ import (
 	"github.com/mailledger/mailledger/database"
 )
 
-// Config is the service's configuration, read from the environment (docs/contract.md §1).
+// Config is the service's configuration, read from the environment (docs/operations.md).
 // Read it with ConfigFromEnv, which applies the defaults and validates it.
 type Config struct {
 	// DataDir is MAILLEDGER_DATA_DIR, the root of local state (database, keys, files).
@@ -83,7 +83,7 @@ func (c Credentials) LogValue() slog.Value { return slog.StringValue(c.Username)
 // String shows only the user name.
 func (c Credentials) String() string { return c.Username }
 
-// Configuration defaults (docs/contract.md §1).
+// Configuration defaults (docs/operations.md).
 const (
 	DefaultDataDir            = "./data"
 	DefaultHTTPAddr           = "127.0.0.1:8080"

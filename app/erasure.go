@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/mailledger/mailledger/archive"
@@ -35,6 +36,7 @@ type Erasure struct {
 	distinctApprover bool
 	clock            func() time.Time
 	batch            int
+	logger           *slog.Logger
 }
 
 // ErasureOption configures an Erasure.
@@ -52,6 +54,12 @@ func WithErasureClock(clock func() time.Time) ErasureOption {
 	return func(e *Erasure) { e.clock = clock }
 }
 
+// WithErasureLogger sets the logger of the background consumers (slog.Default() by
+// default): each completed erasure is logged at info.
+func WithErasureLogger(l *slog.Logger) ErasureOption {
+	return func(e *Erasure) { e.logger = l }
+}
+
 // WithEraseBatch sets how many messages one erasure transaction marks
 // (archive.DefaultEraseBatch by default).
 func WithEraseBatch(n int) ErasureOption {
@@ -63,7 +71,7 @@ func NewErasure(store *eventstore.Store, arc ErasureArchive, opts ...ErasureOpti
 	if store == nil || arc == nil {
 		return nil, errors.New("app: erasure needs a store and an archive")
 	}
-	e := &Erasure{store: store, arc: arc, distinctApprover: true, clock: time.Now}
+	e := &Erasure{store: store, arc: arc, distinctApprover: true, clock: time.Now, logger: slog.Default()}
 	for _, o := range opts {
 		o(e)
 	}

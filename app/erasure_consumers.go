@@ -97,7 +97,12 @@ func (e *Erasure) HandleExecution(ctx context.Context, rec eventstore.Record) er
 	if err != nil {
 		return err
 	}
-	return e.append(ctx, r, ev, md)
+	if err := e.append(ctx, r, ev, md); err != nil {
+		return err
+	}
+	e.logger.InfoContext(ctx, "erasure completed", "request_id", r.RequestID, "tenant", r.TenantID, "deleted", n,
+		"correlation_id", md.CorrelationID)
+	return nil
 }
 
 // loadFor loads the request that rec belongs to, with the metadata of the system events

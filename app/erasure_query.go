@@ -13,7 +13,7 @@ import (
 	"github.com/mailledger/mailledger/domain/erasure"
 )
 
-// RequestView is an erasure request as the API shows it (contract §4): the columns of
+// RequestView is an erasure request as the API shows it (docs/api.md): the columns of
 // gdpr_requests, with unset values nil, plus certificate_available.
 type RequestView struct {
 	ID                   int64      `json:"id"`

@@ -71,7 +71,7 @@ func NewExports(store *eventstore.Store, arc ExportArchive, cfg ExportsConfig) (
 func (x *Exports) InFlightBytes() int64 { return x.inFlight.Load() }
 
 // Create records a new pending export job of tenant, configured by req (validated and
-// completed with the spec's defaults; every problem at once in a *domain.ValidationError).
+// completed with the defaults of docs/api.md; every problem at once in a *domain.ValidationError).
 // Its Bates range is reserved in the transaction that appends the job, under the
 // ledger-head lock, from the ranges ever issued for the prefix in any tenant: an explicit
 // start that overlaps one is export.ErrBatesConflict, and two jobs created at the same

@@ -12,7 +12,7 @@ import (
 	"github.com/mailledger/mailledger/projections"
 )
 
-// Defaults of the eDiscovery exports (spec: Limits; contract §1).
+// Defaults of the eDiscovery exports (docs/operations.md, "eDiscovery exports").
 const (
 	DefaultMaxGlobalExports = 3
 	DefaultMaxTenantExports = 1

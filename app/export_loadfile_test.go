@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// loadFileHeader is contract §6's column list, written out here rather than taken from
+// loadFileHeader is docs/api.md's load-file column list, written out here rather than taken from
 // the code under test.
 var loadFileHeader = strings.Split("DOCID,BEGBATES,ENDBATES,BEGATTACH,ENDATTACH,PARENTID,ATTACHNUM,FROM,TO,CC,BCC,SUBJECT,"+
 	"DATESENT,DATERECEIVED,HASATTACH,ATTACHCOUNT,ATTACHNAMES,ATTACHPATH,NATIVEPATH,TEXTPATH,CUSTODIAN,FILETYPE,FILEEXT,"+
 	"FILESIZE,MD5HASH,SHA256HASH,MESSAGEID,INREPLYTO,REFERENCES,EMAILID", ",")
 
-// readCSV checks the spec's CSV properties (UTF-8 byte-order mark, CRLF line ends, the
+// readCSV checks the CSV properties of docs/api.md (UTF-8 byte-order mark, CRLF line ends, the
 // exact header row) and parses the rest with encoding/csv, returning one map per row.
 func readCSV(t *testing.T, data []byte) []map[string]string {
 	t.Helper()
@@ -38,7 +38,7 @@ func firstLine(b []byte) string {
 	return string(line)
 }
 
-// datSet is a DAT delimiter set as the spec's table and the contract name it.
+// datSet is a DAT delimiter set as docs/api.md names it.
 type datSet struct{ field, qualifier, newline string }
 
 var (
@@ -46,10 +46,10 @@ var (
 	concordanceDelimiters = datSet{field: "\x14", qualifier: "\u00FE", newline: "\u00AE"}
 )
 
-// readDAT reads a DAT load file by the spec's table: UTF-8 without a byte-order mark,
+// readDAT reads a DAT load file as docs/api.md describes it: UTF-8 without a byte-order mark,
 // CRLF line ends, every value between two qualifiers (a doubled qualifier inside stands
 // for one), values separated by the field delimiter, and no line break inside a value
-// (the newline replacement stands for one). The header row must be contract §6's.
+// (the newline replacement stands for one). The header row must be docs/api.md's.
 func readDAT(t *testing.T, data []byte, d datSet) []map[string]string {
 	t.Helper()
 	text := string(data)

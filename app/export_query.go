@@ -11,7 +11,7 @@ import (
 	"github.com/mailledger/mailledger/domain/export"
 )
 
-// ExportView is an export job as the API shows it (contract §6): the columns of
+// ExportView is an export job as the API shows it (docs/api.md): the columns of
 // ediscovery_exports, with unset values nil, the configuration object in place of
 // config_json, and progress (0..1).
 type ExportView struct {

@@ -344,6 +344,9 @@ func (r *jobRun) complete(ctx context.Context) error {
 // output is removed and, unless a cancel stopped the run, the job is failed.
 func (r *jobRun) finish(ctx context.Context, err error) {
 	if err == nil {
+		r.x.cfg.Logger.InfoContext(ctx, "export completed", "job_id", r.job.JobID, "tenant", r.job.TenantID,
+			"emails", r.job.Total, "produced", r.job.Processed-r.job.Failed, "failed", r.job.Failed,
+			"bates_end", r.job.BatesEnd, "seconds", time.Since(r.job.StartedAt).Seconds())
 		return
 	}
 	if r.prod != nil {

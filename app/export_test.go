@@ -183,7 +183,7 @@ func (c *productionCase) checkItems() {
 	assert.Equal(t, "acme/ediscovery/"+v.JobID, v.OutputPath)
 }
 
-// checkDAT: the DAT file, read by the spec's table, holds the CSV's rows.
+// checkDAT: the DAT file, read as docs/api.md describes it, holds the CSV's rows.
 func (c *productionCase) checkDAT(csvRows []map[string]string) {
 	datRows := readDAT(c.f.t, c.files[archive.LoadFileDAT], specDelimiters)
 	require.Len(c.f.t, datRows, len(csvRows))

@@ -22,7 +22,7 @@ var ErrNotFound = errors.New("not found")
 // AllTenants, as a tenant argument, lets an administrator see every tenant.
 const AllTenants = ""
 
-// HoldView is a legal hold as the API shows it (contract §5).
+// HoldView is a legal hold as the API shows it (docs/api.md).
 type HoldView struct {
 	ID         string     `json:"id"`
 	TenantID   string     `json:"-"`

@@ -31,7 +31,7 @@ type Archive struct {
 // Options configure an Archive.
 type Options struct {
 	Retention  time.Duration // default DefaultRetention
-	SpamHeader string        // the spec's spam_header_line
+	SpamHeader string        // SPAM_HEADER_LINE
 	Clock      func() time.Time
 }
 

@@ -14,7 +14,7 @@ import (
 // DefaultEraseBatch is how many messages one erasure transaction marks.
 const DefaultEraseBatch = 1000
 
-// Scope is what an erasure of some addresses would affect (contract §4). Only visible
+// Scope is what an erasure of some addresses would affect (docs/api.md). Only visible
 // messages count: neither purged nor erased already.
 type Scope struct {
 	AsSender    int // messages sent by one of the addresses

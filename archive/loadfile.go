@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// LoadFileColumns are the columns of both load files, in order (contract §6).
+// LoadFileColumns are the columns of both load files, in order (docs/api.md).
 var LoadFileColumns = []string{
 	"DOCID", "BEGBATES", "ENDBATES", "BEGATTACH", "ENDATTACH", "PARENTID", "ATTACHNUM",
 	"FROM", "TO", "CC", "BCC", "SUBJECT", "DATESENT", "DATERECEIVED", "HASATTACH",
@@ -29,7 +29,7 @@ var LoadFileColumns = []string{
 // MultiValueSeparator joins the values of a multi-value field.
 const MultiValueSeparator = "; "
 
-// dateLayouts are the load files' date formats (contract §6), all in UTC.
+// dateLayouts are the load files' date formats (docs/api.md), all in UTC.
 var dateLayouts = map[string]string{
 	"iso8601": "2006-01-02T15:04:05Z",
 	"us":      "01/02/2006 15:04:05",
@@ -177,7 +177,7 @@ func openLoadWriter(root *os.Root, name string) (*loadWriter, io.Writer, error) 
 	return w, io.MultiWriter(f, w.sum, sizeCounter{&w.size}), nil
 }
 
-// utf8BOM opens the CSV load file (the spec: UTF-8 with a byte-order mark).
+// utf8BOM opens the CSV load file (docs/api.md: UTF-8 with a byte-order mark).
 const utf8BOM = "\uFEFF"
 
 // newCSVWriter writes RFC 4180 CSV with CRLF line ends after a byte-order mark, and the
@@ -215,8 +215,8 @@ type datDelimiters struct {
 }
 
 var (
-	// specDAT is the spec's set: þ (U+00FE) between fields, ¶ (U+00B6) around them, ®
-	// (U+00AE) for a line break inside a value.
+	// specDAT is the default set (dat_delimiters "spec"): þ (U+00FE) between fields,
+	// ¶ (U+00B6) around them, ® (U+00AE) for a line break inside a value.
 	specDAT = datDelimiters{field: "\u00FE", qualifier: "\u00B6", newline: "\u00AE"}
 	// concordanceDAT is the classic Concordance set: DC4 (0x14) between fields, þ around
 	// them, ® for a line break.

@@ -62,7 +62,7 @@ var ErrNotMessage = errors.New("not an email message")
 // transfer encodings and declared charsets at a fraction of the cost of enmime's readers and
 // charset detection (decode.go).
 type Parser struct {
-	// SpamHeader is the spec's spam_header_line ("X-Spam-Flag: YES"); empty disables it.
+	// SpamHeader is SPAM_HEADER_LINE ("X-Spam-Flag: YES"); empty disables it.
 	SpamHeader string
 	parser     *enmime.Parser
 }

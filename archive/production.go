@@ -25,7 +25,7 @@ import (
 )
 
 // A production is the output of one eDiscovery export job, written under
-// {DIR_EXPORT}/<tenant_id>/ediscovery/<job_id>/ (the spec's directory layout):
+// {DIR_EXPORT}/<tenant_id>/ediscovery/<job_id>/ (docs/operations.md, "eDiscovery exports"):
 //
 //	NATIVES/<PREFIX>_<NUMBER>.eml                  the archived original, byte for byte
 //	TEXT/<PREFIX>_<NUMBER>.txt                     the text/plain body, else text from HTML
@@ -185,8 +185,8 @@ func (d *Document) parse(p *Parser, digest [32]byte) error {
 	return nil
 }
 
-// ProductionConfig says what a production holds; the values are those of the spec's
-// export configuration object.
+// ProductionConfig says what a production holds; the values are those of the
+// export configuration object (docs/api.md).
 type ProductionConfig struct {
 	Prefix      string
 	Digits      int
@@ -196,7 +196,7 @@ type ProductionConfig struct {
 	ByCustodian bool
 	CSV, DAT    bool   // which load files to write
 	DateFormat  string // iso8601, us or eu
-	// Concordance selects the classic Concordance DAT delimiters instead of the spec's.
+	// Concordance selects the classic Concordance DAT delimiters instead of the default (spec) set.
 	Concordance bool
 }
 

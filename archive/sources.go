@@ -118,11 +118,17 @@ func readSources(ctx context.Context, files []string, out chan<- source, budget 
 			continue
 		}
 		raw, err := os.ReadFile(f)
+		if err == nil && len(raw) == 0 {
+			err = ErrEmptyFile
+		}
 		if !send(source{name: f, raw: raw, err: err, countsFile: true}) {
 			return
 		}
 	}
 }
+
+// ErrEmptyFile is the import failure of a file of zero bytes (a message or an mbox).
+var ErrEmptyFile = errors.New("empty file")
 
 // maxMessage bounds one message read from an mbox.
 const maxMessage = 256 << 20
@@ -137,7 +143,7 @@ func readMbox(ctx context.Context, path string, send func(source) bool) error {
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
 	var cur bytes.Buffer
-	n, started := 0, false
+	n, started, empty := 0, false, true
 	flush := func() bool {
 		if !started {
 			return true
@@ -151,6 +157,7 @@ func readMbox(ctx context.Context, path string, send func(source) bool) error {
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
+			empty = false
 			if bytes.HasPrefix(line, []byte("From ")) {
 				if !flush() {
 					return ctx.Err()
@@ -164,6 +171,9 @@ func readMbox(ctx context.Context, path string, send func(source) bool) error {
 			}
 		}
 		if errors.Is(err, io.EOF) {
+			if empty {
+				return ErrEmptyFile
+			}
 			if !started {
 				return errors.New("not an mbox file: no \"From \" line")
 			}

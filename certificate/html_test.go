@@ -11,8 +11,8 @@ import (
 
 const testKey = "mailledger+3e5a5d2c+AQ5XjqZfWyLkQlhXJ9wFwkM0Zq4E2cC8w7fU0e0z3kqz"
 
-// TestHTMLNamesEveryField checks that the printable certificate shows what the spec and
-// the issue require, escaped, and loads nothing from elsewhere.
+// TestHTMLNamesEveryField checks that the printable certificate shows what docs/api.md
+// and docs/verification.md promise, escaped, and loads nothing from elsewhere.
 func TestHTMLNamesEveryField(t *testing.T) {
 	req, rec := sample(t)
 	req.Addresses = append(req.Addresses, "o'neil+<x>@x.test")

@@ -17,6 +17,10 @@ import (
 // certificate does not depend on it.
 var ErrPDFUnavailable = errors.New("pdf service unavailable")
 
+// ErrPDFNotConfigured is the ErrPDFUnavailable of an unset PDFSERVICE_URL: an operator's
+// choice, which serve warns about once at start, not a failure of each request.
+var ErrPDFNotConfigured = fmt.Errorf("%w: PDFSERVICE_URL is not set", ErrPDFUnavailable)
+
 // ConvertHTMLRoute is Gotenberg's route that converts an uploaded index.html with Chromium.
 const ConvertHTMLRoute = "/forms/chromium/convert/html"
 
@@ -40,7 +44,7 @@ var defaultPDFHTTP = &http.Client{Timeout: 60 * time.Second}
 // Convert returns the PDF of the HTML page html; every failure wraps ErrPDFUnavailable.
 func (c *PDFClient) Convert(ctx context.Context, html []byte) ([]byte, error) {
 	if c == nil || strings.TrimSpace(c.URL) == "" {
-		return nil, fmt.Errorf("%w: PDFSERVICE_URL is not set", ErrPDFUnavailable)
+		return nil, ErrPDFNotConfigured
 	}
 	req, err := c.request(ctx, html)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/bits"
+	"strings"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -37,22 +39,34 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidBundle, fmt.Sprintf(format, args...))
 }
 
-// VerifyBundle checks a certificate bundle offline, with no database: the checkpoint's
-// signature with publicKey (the ledger's signed-note verifier key text), each event's
-// leaf hash from its canonical bytes and its RFC 6962 inclusion proof to the checkpoint's
-// root, that the events are the whole stream of one request in version order, the chain
-// link of the completion event, that the body is the one derived from the events, and
-// that the certificate hash is SHA-256 of the canonical body. Any failure wraps
-// ErrInvalidBundle and names what is wrong.
+// VerifyBundle is VerifyBundleOrigin with the ledger's origin taken to be the name of
+// publicKey, as it is when the service created its key (MAILLEDGER_LEDGER_ORIGIN names
+// both).
 func VerifyBundle(bundleJSON []byte, publicKey string) (*Result, error) {
+	return VerifyBundleOrigin(bundleJSON, publicKey, "")
+}
+
+// VerifyBundleOrigin checks a certificate bundle offline, with no database: the
+// checkpoint's signature with publicKey (the ledger's signed-note verifier key text) and
+// its origin line (origin, or the key's name when origin is ""), each event's leaf hash
+// from its canonical bytes and its RFC 6962 inclusion proof to the checkpoint's root,
+// that the events are the whole stream of one request in version order, the chain link
+// of the completion event, that the body is the one derived from the events, and that
+// the certificate hash is SHA-256 of the canonical body. A bundle with a member that is
+// not part of its format is refused. Any failure wraps ErrInvalidBundle and names what
+// is wrong, in a sentence with hashes in hex.
+func VerifyBundleOrigin(bundleJSON []byte, publicKey, origin string) (*Result, error) {
+	if len(bytes.TrimSpace(bundleJSON)) == 0 {
+		return nil, invalid("empty file")
+	}
 	var b Bundle
 	if err := jsonv2.Unmarshal(bundleJSON, &b, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return nil, invalid("not a bundle: %v", err)
+		return nil, invalid("not a bundle: %s", describeJSONError(err))
 	}
 	if b.Format != BundleFormat {
 		return nil, invalid("format is %q; want %q", b.Format, BundleFormat)
 	}
-	cp, err := openCheckpoint(b.Checkpoint, publicKey)
+	cp, err := openCheckpoint(b.Checkpoint, publicKey, origin)
 	if err != nil {
 		return nil, err
 	}
@@ -73,14 +87,24 @@ func VerifyBundle(bundleJSON []byte, publicKey string) (*Result, error) {
 	return &Result{Body: body, CertificateHash: b.Certificate.Hash, Events: len(recs), Checkpoint: cp}, nil
 }
 
-// openCheckpoint verifies the checkpoint note's signature with publicKey and parses it.
-func openCheckpoint(text, publicKey string) (*eventstore.Checkpoint, error) {
+// openCheckpoint verifies the checkpoint note's signature with publicKey, parses it and
+// checks its origin: a checkpoint of another log signed with the same key proves nothing
+// about this ledger. An empty origin means the key's name.
+func openCheckpoint(text, publicKey, origin string) (*eventstore.Checkpoint, error) {
 	if err := checkSignatureEncoding(text); err != nil {
 		return nil, err
 	}
 	cp, err := eventstore.OpenCheckpoint([]byte(text), publicKey)
 	if err != nil {
 		return nil, invalid("checkpoint: does not verify with the public key: %v", err)
+	}
+	source := "--origin"
+	if origin == "" {
+		origin, _, _ = strings.Cut(publicKey, "+")
+		source = "the public key's name; give --origin when the ledger's origin differs"
+	}
+	if cp.Origin != origin {
+		return nil, invalid("checkpoint: its origin is %q, but the ledger's origin is %q (%s)", cp.Origin, origin, source)
 	}
 	return cp, nil
 }
@@ -120,11 +144,33 @@ func proveLeaf(ev BundleEvent, rec *eventstore.Record, cp *eventstore.Checkpoint
 	if err != nil {
 		return leaf, err
 	}
+	if err := checkProofShape(ev.LeafIndex, cp.Size, len(hashes)); err != nil {
+		return leaf, err
+	}
 	err = proof.VerifyInclusion(rfc6962.DefaultHasher, uint64(ev.LeafIndex), uint64(cp.Size), leaf[:], hashes, cp.RootHash[:])
+	var mismatch proof.RootMismatchError
+	if errors.As(err, &mismatch) {
+		return leaf, fmt.Errorf("inclusion proof leads to the root %x, not the checkpoint's root %x (tree size %d)",
+			mismatch.CalculatedRoot, mismatch.ExpectedRoot, cp.Size)
+	}
 	if err != nil {
-		return leaf, fmt.Errorf("inclusion proof does not lead from the record to the checkpoint root (tree size %d): %v", cp.Size, err)
+		return leaf, fmt.Errorf("inclusion proof does not verify against the checkpoint (tree size %d): %v", cp.Size, err)
 	}
 	return leaf, nil
+}
+
+// checkProofShape checks that the leaf is in the checkpoint's tree and that the proof has
+// as many hashes as the RFC 6962 audit path of that leaf in a tree of that size.
+func checkProofShape(index, size int64, got int) error {
+	if index >= size {
+		return fmt.Errorf("leaf index %d is not in the checkpoint's tree of size %d", index, size)
+	}
+	inner := bits.Len64(uint64(index) ^ uint64(size-1))
+	want := inner + bits.OnesCount64(uint64(index)>>inner)
+	if got != want {
+		return fmt.Errorf("inclusion proof has %d hashes; a leaf at index %d of a tree of size %d needs %d", got, index, size, want)
+	}
+	return nil
 }
 
 // wireRecord is the hashed record of an event as JSON (docs/ledger.md, "Hashing").
@@ -146,7 +192,7 @@ type wireRecord struct {
 func parseRecord(text string) (*eventstore.Record, error) {
 	var w wireRecord
 	if err := jsonv2.Unmarshal([]byte(text), &w, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return nil, fmt.Errorf("record is not an event record: %v", err)
+		return nil, fmt.Errorf("record is not an event record: %s", describeJSONError(err))
 	}
 	at, err := time.Parse(eventstore.TimeFormat, w.RecordedAt)
 	if err != nil {

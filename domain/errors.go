@@ -2,7 +2,7 @@ package domain
 
 import "errors"
 
-// Errors shared by every aggregate; handlers map them to the contract's statuses.
+// Errors shared by every aggregate; handlers map them to the statuses of docs/api.md.
 var (
 	// ErrInvalidTransition means the aggregate's state does not allow the command.
 	ErrInvalidTransition = errors.New("invalid transition")

@@ -44,7 +44,7 @@ func caller(r *http.Request) Caller {
 	return c
 }
 
-// callerOf resolves the tenant of p (docs/contract.md §3).
+// callerOf resolves the tenant of p (docs/api.md, "Authentication and roles").
 func (s *Server) callerOf(p identity.Principal) Caller {
 	c := Caller{Principal: p, Tenant: app.TenantOf(s.multitenancy, p.Domain)}
 	if p.IsGlobalAdmin() {
@@ -95,7 +95,7 @@ func clientIP(r *http.Request) string {
 	return host
 }
 
-// holdScope is the tenant whose legal holds c manages (contract §3): every tenant for a
+// holdScope is the tenant whose legal holds c manages (docs/api.md): every tenant for a
 // global administrator, their own for an auditor. Everybody else is forbidden.
 func holdScope(c Caller) (string, error) {
 	switch {

@@ -37,9 +37,10 @@ type matrixIDs struct {
 	hold        string // an active legal hold
 }
 
-// authMatrix lists every /api/v1 route and the status each caller gets (docs/contract.md
-// §2, §3): ledger routes for anybody authenticated; messages for everybody, plain users
-// restricted to their own mail; legal holds for the global admin and auditors.
+// authMatrix lists every /api/v1 route and the status each caller gets (docs/api.md,
+// "Authentication and roles"): ledger routes for anybody authenticated; messages for
+// everybody, plain users restricted to their own mail; legal holds for the global admin
+// and auditors.
 var authMatrix = []struct {
 	method string
 	path   func(f *fixture, ids matrixIDs) string
@@ -114,7 +115,7 @@ func TestAuthMatrix(t *testing.T) {
 }
 
 // checkStatusBody checks the shape of an answer: the challenge with a 401, the
-// contract's error body with every error.
+// error body of docs/api.md with every error.
 func checkStatusBody(t *testing.T, resp *http.Response, body []byte) {
 	t.Helper()
 	if resp.StatusCode < 400 {

@@ -11,7 +11,7 @@ import (
 	"github.com/mailledger/mailledger/identity"
 )
 
-// The eDiscovery routes (spec "eDiscovery API", docs/contract.md §3 and §6). The routes
+// The eDiscovery routes (docs/api.md, "eDiscovery exports"). The routes
 // under /api/v1/ediscovery are the auditors': an auditor works on the exports of their own
 // tenant, and everybody else, administrators included, is forbidden. Another tenant's
 // export is not found, never forbidden. The routes under /api/v1/admin/ediscovery are the
@@ -33,7 +33,7 @@ func (s *Server) ediscoveryRoutes(api *mux.Router) {
 	api.Handle("/admin/ediscovery/bates-prefixes", onlyGET(s.adminBatesPrefixes))
 }
 
-// exportJSON is an export job as the API shows it (contract §6): the columns of
+// exportJSON is an export job as the API shows it (docs/api.md): the columns of
 // ediscovery_exports with the configuration object in place of config_json, unset values
 // null, times RFC 3339 in UTC, plus progress (0..1).
 type exportJSON struct {
@@ -80,7 +80,7 @@ type batesPrefixJSON struct {
 }
 
 // createExport answers POST /api/v1/ediscovery/export: 201 with the export (pending) and
-// its Location. The body is the spec's configuration object; absent fields take their
+// its Location. The body is the configuration object of docs/api.md; absent fields take their
 // defaults, and every bad value is named in one 400 validation_failed.
 func (s *Server) createExport(w http.ResponseWriter, r *http.Request) {
 	x, tenant, ok := s.auditorExports(w, r)
@@ -208,7 +208,7 @@ func (s *Server) writeBatesPrefixes(w http.ResponseWriter, r *http.Request, x *a
 	writeJSON(w, http.StatusOK, map[string][]batesPrefixJSON{"prefixes": out})
 }
 
-// auditorExports admits auditors only (contract §3: administrators are not auditors
+// auditorExports admits auditors only (docs/api.md: administrators are not auditors
 // here) and returns the exports and the caller's tenant; 403 for everybody else, then
 // 503 when the service runs without the exports.
 func (s *Server) auditorExports(w http.ResponseWriter, r *http.Request) (*app.Exports, string, bool) {

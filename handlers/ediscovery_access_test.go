@@ -38,7 +38,7 @@ var auditorRoutes = []exportRoute{
 // adminRoutes are the two routes of /api/v1/admin/ediscovery.
 var adminRoutes = []string{adminExportsPath, adminPrefixesPath}
 
-// TestExportRoles checks contract §3 on every eDiscovery route: no credentials and a bad
+// TestExportRoles checks docs/api.md's roles on every eDiscovery route: no credentials and a bad
 // password 401; plain users, customer administrators and, on the auditor routes, the
 // global administrator 403 (changing nothing); an auditor gets each route's answer on a
 // completed job, and the admin routes are the global administrator's alone.

@@ -60,12 +60,12 @@ type exportJSON struct {
 }
 
 // exportKeys are exactly the keys of an export object: the columns of ediscovery_exports
-// with config in place of config_json, plus progress (contract §6).
+// with config in place of config_json, plus progress (docs/api.md).
 var exportKeys = []string{"id", "job_id", "tenant_id", "status", "bates_prefix", "bates_start", "bates_end",
 	"total_emails", "processed", "failed", "config", "output_path", "output_size", "error_message",
 	"created_by", "created_at", "started_at", "completed_at", "manifest_hash", "progress"}
 
-// configKeys are the keys of the configuration object (spec's table, plus dat_delimiters).
+// configKeys are the keys of the configuration object (docs/api.md).
 var configKeys = []string{"bates_prefix", "bates_start_number", "bates_digits", "include_natives", "include_text",
 	"include_attachments", "organize_by_custodian", "load_file_format", "date_format", "dat_delimiters",
 	"email_ids", "workers"}

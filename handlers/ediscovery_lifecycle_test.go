@@ -83,7 +83,7 @@ func checkCode(t *testing.T, f *exportFixture, method, path string, status int, 
 	assert.Equal(t, code, decodeError(t, raw).Error.Code, "%s %s", method, path)
 }
 
-// TestExportBodies: contract §2 and §6 on the creation body. 100,000 ids fit in the 1 MiB
+// TestExportBodies: docs/api.md on the creation body. 100,000 ids fit in the 1 MiB
 // limit and are accepted; one more is validation_failed; a body over 1 MiB is 413; an
 // unknown field is invalid_json; every bad value is named at once.
 func TestExportBodies(t *testing.T) {

@@ -26,7 +26,7 @@ import (
 	"github.com/mailledger/mailledger/domain/export"
 )
 
-// loadFileHeader is contract §6's column list, in order.
+// loadFileHeader is docs/api.md's load-file column list, in order.
 var loadFileHeader = []string{"DOCID", "BEGBATES", "ENDBATES", "BEGATTACH", "ENDATTACH", "PARENTID",
 	"ATTACHNUM", "FROM", "TO", "CC", "BCC", "SUBJECT", "DATESENT", "DATERECEIVED", "HASATTACH", "ATTACHCOUNT",
 	"ATTACHNAMES", "ATTACHPATH", "NATIVEPATH", "TEXTPATH", "CUSTODIAN", "FILETYPE", "FILEEXT", "FILESIZE",
@@ -99,7 +99,7 @@ func (c *productionOverHTTP) archive() {
 	c.ids = slices.Concat(gen, corpus, []int64{99_999_999})
 }
 
-// checkCreated: the 201 answer is a pending export with exactly the contract's keys.
+// checkCreated: the 201 answer is a pending export with exactly the keys of docs/api.md.
 func (c *productionOverHTTP) checkCreated() {
 	t, v := c.f.t, c.job
 	resp, raw := c.f.getAs(auditorUser, exportsPath+"/"+v.JobID)
@@ -216,7 +216,7 @@ func (c *productionOverHTTP) checkEmails() {
 	assert.Equal(c.f.t, want, c.emailIDs, "one row per produced email, in email_ids order; erased mail is skipped")
 }
 
-// checkDATHeader: the DAT has the spec's delimiters, no BOM, a CRLF header row and as
+// checkDATHeader: the DAT has the default (spec) delimiters, no BOM, a CRLF header row and as
 // many lines as the CSV has records.
 func (c *productionOverHTTP) checkDATHeader(data []byte) {
 	t := c.f.t

@@ -10,7 +10,7 @@ import (
 	"github.com/mailledger/mailledger/app"
 )
 
-// The erasure routes (spec "Erasure API", docs/contract.md §3–§4): global administrators
+// The erasure routes (docs/api.md, "Erasure requests"): global administrators
 // work on the requests of every tenant, auditors on those of their own; everybody else is
 // forbidden. Another tenant's request is not found, never forbidden. Every action records
 // the caller, the client IP, the user agent and the correlation id in its ledger event.

@@ -45,7 +45,7 @@ type requestJSON struct {
 }
 
 // requestKeys are exactly the keys of a request object: the columns of gdpr_requests plus
-// certificate_available (contract §4).
+// certificate_available (docs/api.md).
 var requestKeys = []string{"id", "request_id", "email_addresses", "requester_name", "status",
 	"emails_as_sender", "emails_as_recipient", "attachments_count", "blocked_by_legal_hold",
 	"legal_hold_ids", "blocked_reason", "created_by", "created_at", "approved_by", "approved_at",

@@ -31,7 +31,7 @@ var erasureRoutes = []struct{ method, path, body string }{
 	{"GET", gdprPath + "/{id}/audit", ""},
 }
 
-// TestErasureRoles checks contract §3 on every erasure route: no credentials 401, plain
+// TestErasureRoles checks docs/api.md's roles on every erasure route: no credentials 401, plain
 // users and customer administrators 403 (before anything else, and changing nothing);
 // auditors and the global administrator get past the role check.
 func TestErasureRoles(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 
 // This file counts an erasure's scope in the corpus without the archive's parser: the
 // headers with net/mail, the attachments with mime/multipart, so that the API's numbers
-// are checked against an independent reading (contract §4).
+// are checked against an independent reading (docs/api.md).
 
 // corpusScope is what an erasure of one address affects in the corpus.
 type corpusScope struct {

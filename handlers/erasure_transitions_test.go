@@ -26,8 +26,8 @@ var erasureActions = []struct{ name, body string }{
 	{"execute", ""},
 }
 
-// allowed is the status each action answers from each state (spec "States and
-// transitions" and contract §4); every other pair is 409 invalid_transition.
+// allowed is the status each action answers from each state (docs/api.md,
+// "Erasure requests"); every other pair is 409 invalid_transition.
 var allowed = map[string]map[string]int{
 	"assess": {erasure.StatusPending: 202, erasure.StatusAssessing: 202, erasure.StatusBlocked: 202,
 		erasure.StatusPendingApproval: 202},
@@ -171,7 +171,7 @@ func longText(n int) string {
 	return string(b)
 }
 
-// TestConcurrentApprovalsAndCreates checks the races of contract §2: of 20 concurrent
+// TestConcurrentApprovalsAndCreates checks the races of docs/api.md: of 20 concurrent
 // approvals exactly one wins (the others are 409), and 50 concurrent creates get 50
 // distinct request ids.
 func TestConcurrentApprovalsAndCreates(t *testing.T) {
@@ -245,7 +245,7 @@ func (f *gdprFixture) total() int {
 	return l.Total
 }
 
-// TestExecuteRechecksHolds checks contract §4: a hold placed after approval sends the
+// TestExecuteRechecksHolds checks docs/api.md: a hold placed after approval sends the
 // executed request to blocked (202, nothing erased); once released, the request is
 // assessed, approved and executed again.
 func TestExecuteRechecksHolds(t *testing.T) {

@@ -22,8 +22,8 @@ import (
 	"github.com/mailledger/mailledger/identity"
 )
 
-// This file is the one place that maps errors to the contract's HTTP status and error
-// code (docs/contract.md §2).
+// This file is the one place that maps errors to the HTTP status and error code of
+// docs/api.md.
 
 // Sentinel errors of the HTTP layer.
 var (
@@ -90,7 +90,7 @@ func (e *ValidationError) err() error {
 	return e
 }
 
-// apiError is the contract's error object.
+// apiError is the error object of docs/api.md.
 type apiError struct {
 	status  int
 	Code    string         `json:"code"`
@@ -180,7 +180,7 @@ func classifyInput(err error) (apiError, bool) {
 	return apiError{}, false
 }
 
-// classifyExport maps the eDiscovery errors (contract §6).
+// classifyExport maps the eDiscovery errors (docs/api.md).
 func classifyExport(err error) (apiError, bool) {
 	switch {
 	case errors.Is(err, export.ErrBatesConflict):
@@ -203,14 +203,15 @@ func isDatabaseDown(err error) bool {
 		errors.As(err, &netErr)
 }
 
-// writeError answers with err's status and the contract's error body. Server-side
-// failures are logged with the request; client errors are not.
+// writeError answers with err's status and the error body of docs/api.md. Server-side
+// failures are logged with the request; client errors are not, nor is an unset
+// PDFSERVICE_URL (serve warns about it once at start).
 func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	e := classify(err)
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if e.status >= 500 && !errors.Is(r.Context().Err(), context.Canceled) {
+	if e.status >= 500 && !errors.Is(r.Context().Err(), context.Canceled) && !errors.Is(err, certificate.ErrPDFNotConfigured) {
 		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
 			"status", e.status, "code", e.Code, "request_id", requestID(r.Context()), "error", err.Error())
 	}

@@ -31,7 +31,7 @@ import (
 // Every test user has the same password.
 const adminPass = "correct horse battery staple"
 
-// The users of newFixture (docs/contract.md §3).
+// The users of newFixture (docs/api.md, "Authentication and roles").
 const (
 	adminUser     = "admin"     // global administrator: domain local
 	auditorUser   = "auditor"   // auditor of example.test
@@ -83,7 +83,7 @@ func (b *syncBuffer) String() string {
 }
 
 // newFixture serves the API on a fresh database of dialect d, with the application
-// attached and the users of contract §3 created. configure may change the options.
+// attached and the users of every role created. configure may change the options.
 func newFixture(t *testing.T, d database.Dialect, configure ...func(*handlers.Options)) *fixture {
 	t.Helper()
 	f := newDetachedFixture(t, d, configure...)
@@ -244,7 +244,7 @@ func withBody(method, body string) func(*http.Request) {
 	}
 }
 
-// errorBody is the contract's error shape.
+// errorBody is the error shape of docs/api.md.
 type errorBody struct {
 	Error struct {
 		Code    string         `json:"code"`
@@ -253,7 +253,7 @@ type errorBody struct {
 	} `json:"error"`
 }
 
-// decodeError parses body as the contract's error shape, requiring exactly its keys.
+// decodeError parses body as the error shape of docs/api.md, requiring exactly its keys.
 func decodeError(t *testing.T, body []byte) errorBody {
 	t.Helper()
 	var shape map[string]map[string]json.RawMessage

@@ -10,11 +10,11 @@ import (
 	"strconv"
 )
 
-// MaxBodyBytes is the largest request body accepted (docs/contract.md §2): 1 MiB.
+// MaxBodyBytes is the largest request body accepted (docs/api.md): 1 MiB.
 const MaxBodyBytes = 1 << 20
 
-// writeJSON answers with v as JSON. Callers give nil slices as empty ones: the contract
-// wants [] for empty arrays and null only for unset values.
+// writeJSON answers with v as JSON. Callers give nil slices as empty ones: docs/api.md
+// promises [] for empty arrays and null only for unset values.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/mailledger/mailledger/app"
 )
 
-// The legal-hold routes (docs/contract.md §5): global administrators manage the holds of
+// The legal-hold routes (docs/api.md, "Legal holds"): global administrators manage the holds of
 // every tenant, auditors those of their own; everybody else is forbidden. Another
 // tenant's hold is not found, never forbidden.
 

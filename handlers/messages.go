@@ -263,7 +263,7 @@ func queryDate(v url.Values, name string, end bool, ve *ValidationError) time.Ti
 	return t
 }
 
-// rfc3339 formats t as the contract does: RFC 3339 in UTC, whole seconds.
+// rfc3339 formats t as docs/api.md does: RFC 3339 in UTC, whole seconds.
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // nonNil returns s, or [] for nil, so that JSON shows an empty array.

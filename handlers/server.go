@@ -1,5 +1,5 @@
 // Package handlers is mailledger's HTTP surface: routes (gorilla/mux), authentication,
-// JSON and the mapping of errors to the contract's status codes (docs/contract.md §2).
+// JSON and the mapping of errors to the status codes of docs/api.md.
 // Handlers stay thin: decode, call the app, map the error.
 package handlers
 
@@ -17,7 +17,7 @@ import (
 	"github.com/mailledger/mailledger/identity"
 )
 
-// Failed-login limit (docs/contract.md §2): 429 after this many failures a minute per
+// Failed-login limit (docs/api.md): 429 after this many failures a minute per
 // client IP and user name.
 const (
 	MaxLoginFailures   = 10

@@ -6,7 +6,7 @@ import (
 )
 
 // FailureLimiter counts failed logins per client IP and user name and refuses further
-// attempts once Max failures fell within Window (the contract: 429 after 10 a minute).
+// attempts once Max failures fell within Window (docs/api.md: 429 after 10 a minute).
 type FailureLimiter struct {
 	Max    int
 	Window time.Duration

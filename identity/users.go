@@ -19,14 +19,14 @@ import (
 // Role is a user's isadmin value.
 type Role int
 
-// The roles of contract §3.
+// The roles of docs/api.md ("Authentication and roles").
 const (
 	RoleUser    Role = 0
 	RoleAdmin   Role = 1
 	RoleAuditor Role = 2
 )
 
-// String names the role as the contract does.
+// String names the role as docs/api.md and `mailledger user add --role` do.
 func (r Role) String() string {
 	switch r {
 	case RoleAdmin:
@@ -50,7 +50,7 @@ func ParseRole(s string) (Role, error) {
 	return 0, fmt.Errorf("unknown role %q (want admin, auditor or user)", s)
 }
 
-// LocalDomain is the domain of the service's own administrators (contract §3).
+// LocalDomain is the domain of the service's own administrators (docs/api.md).
 const LocalDomain = "local"
 
 // User is one row of the users table. PasswordHash never leaves this package's callers

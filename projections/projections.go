@@ -1,4 +1,5 @@
-// Package projections builds the tables that the spec documents from the ledger's events.
+// Package projections builds from the ledger's events the tables that docs/api.md
+// shows (erasure requests, legal holds, exports).
 // Projectors run inside the append transaction (eventstore.Projector), so the API reads
 // its own writes, and Rebuild replays the whole log through the same code.
 package projections

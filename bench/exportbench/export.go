@@ -100,8 +100,8 @@ func (e *benchEnv) prepareFloor(ctx context.Context, ids []int64) (map[int64]*fl
 // parsed, hashed or recorded. An export cannot be faster than this pass. With hashes set it
 // also computes what the load files and the manifest must hold and nothing stored at import
 // gives: the MD5 of the native and of each attachment and the SHA-256 of each attachment
-// (the native's SHA-256 is the digest the read has just checked). That is the work the
-// spec requires of an export that has its parse for free.
+// (the native's SHA-256 is the digest the read has just checked). That is the work
+// docs/api.md requires of an export that has its parse for free.
 func floorOne(e *benchEnv, dir string, docs map[int64]*floorDoc, hashes bool) func(context.Context, int64) (int, error) {
 	return func(ctx context.Context, id int64) (int, error) {
 		raw, err := e.arc.Raw(ctx, tenant, id)

@@ -47,8 +47,10 @@ func TestErasureThenPurgeWithTheBinary(t *testing.T) {
 		s.waitFor("/readyz", http.StatusOK, 60*time.Second)
 		id := eraseOverHTTP(t, s, erasedSubject)
 		bundle, key := fetchBundle(t, s, id)
+		fetchBundle(t, s, id) // the PDF again: still no error in the log
 		s.stop(10 * time.Second)
 		assert.Contains(t, s.stderr.String(), "purge schedule off")
+		checkServeLog(t, s.stderr.String(), id)
 		checkBundleWithTheBinary(t, bundle, key, id)
 		assert.Equal(t, stored, countStoredFiles(t, env), "erased files stay until purge")
 
@@ -69,6 +71,17 @@ func TestErasureThenPurgeWithTheBinary(t *testing.T) {
 			checkPurgeSchedule(t, env)
 		}
 	})
+}
+
+// checkServeLog: the completion of erasure request id is logged at info, and an unset
+// PDFSERVICE_URL is one warning at start, not an error per PDF asked for.
+func checkServeLog(t *testing.T, log, id string) {
+	t.Helper()
+	assert.Contains(t, log, `"level":"INFO","msg":"erasure completed","request_id":"`+id+`"`)
+	assert.Contains(t, log, `"deleted":7`)
+	assert.Equal(t, 1, strings.Count(log, "PDFSERVICE_URL"), "one line names PDFSERVICE_URL:\n%s", log)
+	assert.Contains(t, log, `"level":"WARN","msg":"PDFSERVICE_URL is not set`)
+	assert.NotContains(t, log, "pdf_service_unavailable", "an unset PDF service is not an error per request")
 }
 
 // eraseOverHTTP creates a request for addr as the auditor, approves it as the

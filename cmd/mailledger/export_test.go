@@ -52,6 +52,8 @@ func TestExportWithTheBinary(t *testing.T) {
 		done := awaitExportOverHTTP(t, s, job.JobID, "completed", "failed")
 		require.Equal(t, "completed", done.Status, "error: %v", done.ErrorMessage)
 		checkDownloadOverHTTP(t, s, job.JobID, len(ids))
+		assert.Contains(t, s.stderr.String(), `"level":"INFO","msg":"export completed","job_id":"`+job.JobID+`"`,
+			"the completion is logged at info")
 		_, err := os.Stat(filepath.Join(env["DIR_EXPORT"], app.DefaultTenant, "ediscovery", job.JobID, "loadfile.csv"))
 		assert.NoError(t, err, "the production is under DIR_EXPORT")
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -65,15 +66,16 @@ func (env *environment) importMail(ctx context.Context, args []string) error {
 // paths with a nil error mean -h.
 func (env *environment) parseImport(args []string) (string, []string, error) {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	fs.Usage = func() { fmt.Fprintln(env.stderr, importUsage) }
+	fs.SetOutput(io.Discard) // the error is returned, the usage printed below
 	tenant := fs.String("tenant", app.DefaultTenant, "the tenant the mail belongs to")
 	var paths []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(env.stdout, helpFor("import").usage)
 				return "", nil, nil
 			}
+			fmt.Fprintln(env.stderr, importUsage)
 			return "", nil, usageError(fmt.Errorf("import: %w", err))
 		}
 		if fs.NArg() == 0 {

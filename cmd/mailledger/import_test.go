@@ -197,3 +197,19 @@ func TestImportIntoATenant(t *testing.T) {
 	}
 	assert.Equal(t, []string{"acme.test", "default"}, names, "files under $MAILLEDGER_DATA_DIR/store/<tenant>")
 }
+
+// TestImportSaysEmptyFile: an empty file, as a message or as an mbox, is reported as
+// "empty file", not as something that is not mail.
+func TestImportSaysEmptyFile(t *testing.T) {
+	env := baseEnv(t)
+	dir := t.TempDir()
+	for _, name := range []string{"empty.eml", "empty.mbox"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o644))
+	}
+	r := runBinary(t, env, "import", dir)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Equal(t, "imported 0, duplicates 0, failed 2\n", r.stdout)
+	for _, name := range []string{"empty.eml", "empty.mbox"} {
+		assert.Contains(t, r.stderr, filepath.Join(dir, name)+": empty file\n")
+	}
+}

@@ -1,5 +1,5 @@
 // Command mailledger is the email archive with a verifiable compliance ledger: the
-// service (serve) and its operator commands (docs/contract.md §1).
+// service (serve) and its operator commands (docs/operations.md).
 package main
 
 import (
@@ -34,11 +34,11 @@ commands:
   projections rebuild    empty every projection table and replay the ledger into it
   purge                  one purge pass: delete the files of mail past retention (erased
                          mail included) that no legal hold keeps, record it in the ledger
-  verify-certificate FILE --public-key KEY
+  verify-certificate FILE --public-key KEY [--origin O]
                          check an erasure certificate bundle offline (no database)
-  help                   show this text
+  help [COMMAND]         show this text, or a command's usage (also: COMMAND --help)
 
-configuration (environment; docs/contract.md §1):
+configuration (environment; docs/operations.md says more about each):
   MAILLEDGER_DATA_DIR            ./data
   DATABASE_URL                   sqlite://$MAILLEDGER_DATA_DIR/mailledger.db (also postgres://…, mysql://…)
   HTTP_ADDR                      127.0.0.1:8080
@@ -110,10 +110,18 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError(errors.New("no command given"))
 	}
 	env := &environment{getenv: getenv, stdout: stdout, stderr: stderr}
-	switch cmd, rest := args[0], args[1:]; cmd {
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
+	cmd, rest := args[0], args[1:]
+	if isHelpFlag(cmd) || cmd == "help" {
+		return env.printHelp(helpWords(rest))
+	}
+	if helpFor(cmd) == nil {
+		return unknownCommand(cmd, args[:1])
+	}
+	if len(rest) > 0 && isHelpFlag(rest[0]) {
+		fmt.Fprint(stdout, helpFor(cmd).usage)
 		return nil
+	}
+	switch cmd {
 	case "serve":
 		return env.noArgs(ctx, cmd, rest, env.serve)
 	case "migrate":
@@ -127,13 +135,34 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 	case "purge":
 		return env.noArgs(ctx, cmd, rest, env.purge)
 	case "projections":
-		if len(rest) == 1 && rest[0] == "rebuild" {
-			return env.rebuildProjections(ctx)
-		}
-		return usageError(errors.New("usage: mailledger projections rebuild"))
+		return env.projectionsCommand(ctx, rest)
 	}
-	fmt.Fprint(stderr, usage)
-	return usageError(fmt.Errorf("unknown command %q", args[0]))
+	return unknownCommand(cmd, args[:1])
+}
+
+// helpWords is what `help` was asked about: its arguments without help flags.
+func helpWords(args []string) []string {
+	var words []string
+	for _, a := range args {
+		if !isHelpFlag(a) {
+			words = append(words, a)
+		}
+	}
+	return words
+}
+
+// projectionsCommand runs `mailledger projections rebuild`.
+func (env *environment) projectionsCommand(ctx context.Context, args []string) error {
+	switch {
+	case len(args) == 0:
+		return usageError(errors.New(projectionsUsage))
+	case args[0] != "rebuild":
+		return unknownCommand("projections "+args[0], []string{"projections", args[0]})
+	case len(args) > 1 && isHelpFlag(args[1]):
+		fmt.Fprint(env.stdout, helpFor("projections", "rebuild").usage)
+		return nil
+	}
+	return env.noArgs(ctx, "projections rebuild", args[1:], env.rebuildProjections)
 }
 
 // environment is what every command reads and writes.

@@ -173,9 +173,11 @@ func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.
 	exports := cfg.Exports
 	exports.Logger = logger
 	opts := []app.Option{app.WithArchive(arc), app.WithExports(exports),
-		app.WithErasureOptions(app.WithDistinctApprover(cfg.DistinctApprover))}
+		app.WithErasureOptions(app.WithDistinctApprover(cfg.DistinctApprover), app.WithErasureLogger(logger))}
 	if cfg.PDFServiceURL != "" {
 		opts = append(opts, app.WithCertificatesOptions(app.WithPDFService(cfg.PDFServiceURL)))
+	} else {
+		logger.Warn("PDFSERVICE_URL is not set: GET …/certificate/pdf answers 503; the HTML certificates and the bundles work")
 	}
 	return app.New(store, signer, opts...)
 }

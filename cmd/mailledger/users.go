@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/mail"
 	"strings"
@@ -41,8 +42,11 @@ const userAddUsage = "usage: mailledger user add --username U --password P --rol
 
 // userCommand runs `mailledger user add`.
 func (env *environment) userCommand(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] != "add" {
+	if len(args) == 0 {
 		return usageError(errors.New(userAddUsage))
+	}
+	if args[0] != "add" {
+		return unknownCommand("user "+args[0], []string{"user", args[0]})
 	}
 	u, password, err := env.parseUserAdd(args[1:])
 	if err != nil || u == nil {
@@ -77,8 +81,7 @@ func (env *environment) userCommand(ctx context.Context, args []string) error {
 // parseUserAdd reads the flags of `user add`. A nil user with a nil error means -h.
 func (env *environment) parseUserAdd(args []string) (*identity.User, string, error) {
 	fs := flag.NewFlagSet("user add", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	fs.Usage = func() { fmt.Fprintln(env.stderr, userAddUsage) }
+	fs.SetOutput(io.Discard) // the error is returned, the usage printed below
 	username := fs.String("username", "", "the login name (required)")
 	password := fs.String("password", "", "the password, stored as a bcrypt hash (required)")
 	role := fs.String("role", "", "admin, auditor or user (required)")
@@ -86,8 +89,10 @@ func (env *environment) parseUserAdd(args []string) (*identity.User, string, err
 	domain := fs.String("domain", identity.LocalDomain, "the user's domain: the tenant in multi-tenant mode")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(env.stdout, helpFor("user", "add").usage)
 			return nil, "", nil
 		}
+		fmt.Fprintln(env.stderr, userAddUsage)
 		return nil, "", usageError(fmt.Errorf("user add: %w", err))
 	}
 	u := &identity.User{Username: strings.TrimSpace(*username), Email: strings.ToLower(strings.TrimSpace(*email)),

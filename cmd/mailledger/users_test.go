@@ -55,7 +55,7 @@ func TestUserAddRejectsBadArguments(t *testing.T) {
 		mention string
 	}{
 		{[]string{"user"}, "usage: mailledger user add"},
-		{[]string{"user", "remove", "--username", "x"}, "usage: mailledger user add"},
+		{[]string{"user", "remove", "--username", "x"}, `unknown command "user remove"; did you mean "user add"?`},
 		{[]string{"user", "add", "--password", "pw", "--role", "user"}, "--username is required"},
 		{[]string{"user", "add", "--username", "x", "--role", "user"}, "--password is required"},
 		{[]string{"user", "add", "--username", "x", "--password", "pw"}, "--role"},

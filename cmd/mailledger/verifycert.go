@@ -12,12 +12,14 @@ import (
 	"github.com/mailledger/mailledger/certificate"
 )
 
-const verifyCertificateUsage = `usage: mailledger verify-certificate FILE --public-key KEY
+const verifyCertificateUsage = `usage: mailledger verify-certificate FILE --public-key KEY [--origin O]
 
 Checks an erasure certificate bundle (GET …/certificate/bundle) offline, with no database
 and no configuration. KEY is the ledger's public key in signed-note verifier form
 (<name>+<key hash>+<base64 key>, as served at GET /api/v1/ledger/public-key) or a file
-holding it. Exit 0 when the bundle verifies, 1 naming what is wrong, 2 for bad usage.
+holding it. The checkpoint's origin line must be O, by default the key's name (the
+service names its key after MAILLEDGER_LEDGER_ORIGIN). Exit 0 when the bundle verifies,
+1 naming what is wrong, 2 for bad usage. docs/verification.md describes every check.
 `
 
 // verifyCertificateCommand runs `mailledger verify-certificate FILE --public-key KEY` and
@@ -25,7 +27,7 @@ holding it. Exit 0 when the bundle verifies, 1 naming what is wrong, 2 for bad u
 // emails deleted, hash <hash>"), 1 when it cannot be read or does not verify (the reason
 // on stderr), 2 for usage errors.
 func verifyCertificateCommand(args []string, stdout, stderr io.Writer) int {
-	file, keyArg, help, err := parseVerifyCertificateArgs(args)
+	a, help, err := parseVerifyCertificateArgs(args)
 	if help {
 		fmt.Fprint(stdout, verifyCertificateUsage)
 		return 0
@@ -34,17 +36,18 @@ func verifyCertificateCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mailledger verify-certificate: %v\n%s", err, verifyCertificateUsage)
 		return exitUsage
 	}
-	key, err := readPublicKey(keyArg)
+	key, err := readPublicKey(a.key)
 	if err != nil {
 		fmt.Fprintf(stderr, "mailledger verify-certificate: %v\n", err)
 		return exitUsage
 	}
+	file := a.file
 	data, err := os.ReadFile(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "mailledger verify-certificate: %v\n", err)
 		return exitFailure
 	}
-	res, err := certificate.VerifyBundle(data, key)
+	res, err := certificate.VerifyBundleOrigin(data, key, a.origin)
 	if err != nil {
 		fmt.Fprintf(stderr, "mailledger verify-certificate: %s: %s\n", file, oneLine(err))
 		return exitFailure
@@ -53,36 +56,44 @@ func verifyCertificateCommand(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// parseVerifyCertificateArgs reads FILE and --public-key KEY (also -public-key, and
-// --public-key=KEY), in any order.
-func parseVerifyCertificateArgs(args []string) (file, key string, help bool, err error) {
+// verifyCertificateArgs are the arguments of verify-certificate.
+type verifyCertificateArgs struct {
+	file, key, origin string
+}
+
+// parseVerifyCertificateArgs reads FILE, --public-key KEY and --origin O (also with one
+// dash, and as --flag=value), in any order.
+func parseVerifyCertificateArgs(args []string) (verifyCertificateArgs, bool, error) {
+	var a verifyCertificateArgs
 	var files []string
+	values := map[string]*string{"public-key": &a.key, "origin": &a.origin}
 	for i := 0; i < len(args); i++ {
-		a := args[i]
+		arg := args[i]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 		switch {
-		case a == "-h" || a == "-help" || a == "--help":
-			return "", "", true, nil
-		case a == "--public-key" || a == "-public-key":
-			if i+1 == len(args) {
-				return "", "", false, errors.New("--public-key needs a value")
-			}
-			i++
-			key = args[i]
-		case strings.HasPrefix(a, "--public-key=") || strings.HasPrefix(a, "-public-key="):
-			_, key, _ = strings.Cut(a, "=")
-		case strings.HasPrefix(a, "-"):
-			return "", "", false, fmt.Errorf("unknown flag %s", a)
+		case isHelpFlag(arg):
+			return a, true, nil
+		case !strings.HasPrefix(arg, "-"):
+			files = append(files, arg)
+		case values[name] == nil || strings.HasPrefix(arg, "---"):
+			return a, false, fmt.Errorf("unknown flag %s", arg)
+		case hasValue:
+			*values[name] = value
+		case i+1 == len(args):
+			return a, false, fmt.Errorf("--%s needs a value", name)
 		default:
-			files = append(files, a)
+			i++
+			*values[name] = args[i]
 		}
 	}
 	if len(files) != 1 {
-		return "", "", false, fmt.Errorf("want one bundle file, got %d", len(files))
+		return a, false, fmt.Errorf("want one bundle file, got %d", len(files))
 	}
-	if key == "" {
-		return "", "", false, errors.New("--public-key is required")
+	if a.key == "" {
+		return a, false, errors.New("--public-key is required")
 	}
-	return files[0], key, false, nil
+	a.file = files[0]
+	return a, false, nil
 }
 
 // readPublicKey returns the verifier key text: arg itself when it is one, else the

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +26,13 @@ import (
 // directly to a fresh ledger) and returns its path, the ledger's key and the hash.
 func certificateBundle(t *testing.T) (string, *eventstore.Key, string) {
 	t.Helper()
+	return certificateBundleOf(t, "mailledger")
+}
+
+// certificateBundleOf is certificateBundle with checkpoints of the given origin, signed
+// by a key named "mailledger".
+func certificateBundleOf(t *testing.T, origin string) (string, *eventstore.Key, string) {
+	t.Helper()
 	ctx := context.Background()
 	store, err := eventstore.New(dbtest.Open(t, database.SQLite), eventstore.Options{Projectors: projections.All()})
 	require.NoError(t, err)
@@ -44,7 +53,7 @@ func certificateBundle(t *testing.T) (string, *eventstore.Key, string) {
 	}
 	key, err := eventstore.LoadOrCreateKey(t.TempDir(), "mailledger")
 	require.NoError(t, err)
-	signer, err := eventstore.NewSigner(store, key, "mailledger")
+	signer, err := eventstore.NewSigner(store, key, origin)
 	require.NoError(t, err)
 	certs, err := app.NewCertificates(store, signer)
 	require.NoError(t, err)
@@ -109,6 +118,97 @@ func TestVerifyCertificateCommand(t *testing.T) {
 			}
 			assert.Empty(t, stdout.String())
 			assert.Contains(t, stderr.String(), c.stderr)
+		})
+	}
+}
+
+// TestVerifyCertificateChecksTheOrigin: the checkpoint's origin line must be the ledger's
+// origin, the public key's name unless --origin names another; a checkpoint of another
+// log signed with the same key is refused.
+func TestVerifyCertificateChecksTheOrigin(t *testing.T) {
+	path, key, _ := certificateBundleOf(t, "acme-ledger")
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"key name differs", []string{path, "--public-key", key.PublicKey}, 1,
+			`checkpoint: its origin is "acme-ledger", but the ledger's origin is "mailledger" (the public key's name; give --origin when the ledger's origin differs)`},
+		{"origin given", []string{path, "--public-key", key.PublicKey, "--origin", "acme-ledger"}, 0, ""},
+		{"origin given with =", []string{path, "--public-key", key.PublicKey, "--origin=acme-ledger"}, 0, ""},
+		{"other origin given", []string{path, "--public-key", key.PublicKey, "--origin", "mailledger"}, 1,
+			`checkpoint: its origin is "acme-ledger", but the ledger's origin is "mailledger" (--origin)`},
+		{"origin without value", []string{path, "--public-key", key.PublicKey, "--origin"}, 2, "--origin needs a value"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := verifyCertificateCommand(c.args, &stdout, &stderr)
+			assert.Equal(t, c.code, code, "exit code; stderr %s", stderr.String())
+			assert.Contains(t, stderr.String(), c.stderr)
+		})
+	}
+}
+
+// TestVerifyCertificateErrorsAreSentences: what verify-certificate says about a broken
+// bundle is one sentence that names JSON members, never Go types, and gives hashes in
+// hex, never as Go byte slices.
+func TestVerifyCertificateErrorsAreSentences(t *testing.T) {
+	path, key, _ := certificateBundle(t)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var b map[string]any
+	require.NoError(t, json.Unmarshal(data, &b))
+	event := func(b map[string]any) map[string]any { return b["events"].([]any)[0].(map[string]any) }
+	otherHash := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xab}, 32))
+	cases := []struct {
+		name   string
+		change func(b map[string]any)
+		raw    []byte
+		want   string
+	}{
+		{"empty file", nil, []byte{}, "empty file"},
+		{"blank file", nil, []byte(" \n"), "empty file"},
+		{"not JSON", nil, []byte("{\"format\": "), "not a bundle: not JSON: unexpected end of the file"},
+		{"unknown member", func(b map[string]any) { b["signature"] = "x" }, nil, `not a bundle: unknown member "signature"`},
+		{"unknown member of an event", func(b map[string]any) { event(b)["note"] = "x" }, nil,
+			`not a bundle: unknown member "note" in /events/0`},
+		{"wrong type", func(b map[string]any) { b["events"] = "all of them" }, nil,
+			"not a bundle: /events is a string; want an array"},
+		{"other proof hash", func(b map[string]any) { event(b)["inclusion_proof"].([]any)[0] = otherHash }, nil,
+			"inclusion proof leads to the root "},
+		{"short proof", func(b map[string]any) {
+			event(b)["inclusion_proof"] = event(b)["inclusion_proof"].([]any)[1:]
+		}, nil, "inclusion proof has 2 hashes; a leaf at index 0 of a tree of size 6 needs 3"},
+		{"changed checkpoint", func(b map[string]any) {
+			b["checkpoint"] = strings.Replace(b["checkpoint"].(string), "\n6\n", "\n0\n", 1)
+		}, nil, "checkpoint: does not verify with the public key"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			raw := c.raw
+			if c.change != nil {
+				var m map[string]any
+				require.NoError(t, json.Unmarshal(data, &m))
+				c.change(m)
+				raw, err = json.Marshal(m)
+				require.NoError(t, err)
+			}
+			file := filepath.Join(t.TempDir(), "bundle.json")
+			require.NoError(t, os.WriteFile(file, raw, 0o644))
+			var stdout, stderr strings.Builder
+			code := verifyCertificateCommand([]string{file, "--public-key", key.PublicKey}, &stdout, &stderr)
+			assert.Equal(t, 1, code, "stderr %s", stderr.String())
+			got := stderr.String()
+			assert.Contains(t, got, c.want)
+			assert.Equal(t, 1, strings.Count(got, "\n"), "one line: %q", got)
+			assert.NotRegexp(t, `\[[0-9]+ [0-9]+`, got, "a Go byte slice")
+			assert.NotContains(t, got, "Go ", "a Go type")
+			assert.NotContains(t, got, "certificate.", "a Go type")
+			if c.name == "other proof hash" {
+				assert.Regexp(t, `root [0-9a-f]{64}, not the checkpoint's root [0-9a-f]{64}`, got)
+			}
 		})
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/mailledger/mailledger/domain"
 )
 
-// Config is the export configuration object of the spec, as stored in config_json.
+// Config is the export configuration object (docs/api.md), as stored in config_json.
 type Config struct {
 	BatesPrefix         string  `json:"bates_prefix"`
 	BatesStartNumber    int64   `json:"bates_start_number"`

@@ -27,7 +27,7 @@ func fields(t *testing.T, err error) map[string]string {
 	return v.Fields
 }
 
-// Rule 1: absent fields take the spec's defaults.
+// Rule 1: absent fields take their defaults.
 func TestNormalizeDefaults(t *testing.T) {
 	c, err := minimal().Normalize(0)
 	require.NoError(t, err)
@@ -55,7 +55,7 @@ func TestNormalizeKeepsGivenValues(t *testing.T) {
 	}, c, "email_ids keep their order")
 }
 
-// Rule 1: the contract's Bates prefix rule.
+// Rule 1: the Bates prefix rule.
 func TestNormalizePrefix(t *testing.T) {
 	for _, tc := range []struct {
 		prefix string

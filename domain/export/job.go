@@ -1,7 +1,7 @@
 // Package export is the eDiscovery export job aggregate and its Bates number reservations.
 //
 // Rules:
-//  1. A configuration is valid per the spec's table and the contract's Bates prefix rule;
+//  1. A configuration is valid per docs/api.md (its table and the Bates prefix rule);
 //     every problem is reported at once. Missing fields take their defaults; workers above
 //     EDISCOVERY_WORKERS are lowered to it.
 //  2. A new job reserves one Bates number per email id, a consecutive range: from the
