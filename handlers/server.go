@@ -17,11 +17,13 @@ import (
 	"github.com/mailledger/mailledger/identity"
 )
 
-// Failed-login limit (docs/contract.md §2): 429 after this many failures a minute per
-// client IP and user name.
+// Failed-login limits (docs/api.md "Failed logins"): 429 after MaxLoginFailures
+// failures a minute of one client IP for one user name, or MaxLoginFailuresPerIP of one
+// client network across all user names.
 const (
-	MaxLoginFailures   = 10
-	LoginFailureWindow = time.Minute
+	MaxLoginFailures      = 10
+	MaxLoginFailuresPerIP = 50
+	LoginFailureWindow    = time.Minute
 )
 
 // Options configure a Server.
@@ -29,7 +31,7 @@ type Options struct {
 	// Auth checks the credentials of every /api/v1 call; required.
 	Auth Authenticator
 	// Limiter counts failed logins; NewFailureLimiter(MaxLoginFailures,
-	// LoginFailureWindow) when nil.
+	// MaxLoginFailuresPerIP, LoginFailureWindow) when nil.
 	Limiter *identity.FailureLimiter
 	// Multitenancy is MULTITENANCY: when set, a user's domain is their tenant; otherwise
 	// everybody works in the tenant "default".
@@ -67,7 +69,7 @@ func New(opts Options) (*Server, error) {
 		opts.ReadyTimeout = 2 * time.Second
 	}
 	if opts.Limiter == nil {
-		opts.Limiter = identity.NewFailureLimiter(MaxLoginFailures, LoginFailureWindow)
+		opts.Limiter = identity.NewFailureLimiter(MaxLoginFailures, MaxLoginFailuresPerIP, LoginFailureWindow)
 	}
 	s := &Server{auth: opts.Auth, limiter: opts.Limiter, multitenancy: opts.Multitenancy,
 		logger: opts.Logger, metrics: opts.Metrics, timeout: opts.ReadyTimeout}
