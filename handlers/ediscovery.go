@@ -27,7 +27,7 @@ func (s *Server) ediscoveryRoutes(api *mux.Router) {
 	api.Handle("/ediscovery/exports", onlyGET(s.listExports))
 	api.Handle(one, getOrDELETE(s.getExport, s.deleteExport))
 	api.Handle(one+"/cancel", onlyPOST(s.cancelExport))
-	api.Handle(one+"/download", strictGET(s.downloadExport))
+	api.Handle(one+"/download", s.streaming(strictGET(s.downloadExport)))
 	api.Handle("/ediscovery/bates-prefixes", onlyGET(s.listBatesPrefixes))
 	api.Handle("/admin/ediscovery/exports", onlyGET(s.adminListExports))
 	api.Handle("/admin/ediscovery/bates-prefixes", onlyGET(s.adminBatesPrefixes))

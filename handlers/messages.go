@@ -29,7 +29,7 @@ const (
 func (s *Server) messageRoutes(api *mux.Router) {
 	api.Handle("/messages", onlyGET(s.listMessages))
 	api.Handle("/messages/{id}", onlyGET(s.getMessage))
-	api.Handle("/messages/{id}/raw", onlyGET(s.rawMessage))
+	api.Handle("/messages/{id}/raw", s.streaming(onlyGET(s.rawMessage)))
 	api.Handle("/messages/{id}/text", onlyGET(s.messageText))
 }
 
