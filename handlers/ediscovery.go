@@ -87,12 +87,12 @@ func (s *Server) createExport(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req export.Request
+	var req exportRequest
 	if err := decodeJSON(r, &req); err != nil {
 		writeError(w, r, s.logger, err)
 		return
 	}
-	v, err := x.Create(r.Context(), tenant, req, metadata(r))
+	v, err := x.Create(r.Context(), tenant, req.request(), metadata(r))
 	if err != nil {
 		writeError(w, r, s.logger, err)
 		return

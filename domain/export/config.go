@@ -40,8 +40,11 @@ type Request struct {
 	Workers             *int    `json:"workers"`
 }
 
-// Limits of a configuration.
+// Limits of a configuration. MaxEmailID is 2^53-1, the largest integer that JSON readers
+// and the ledger's canonical JSON (RFC 8785, IEEE-754 numbers) keep exactly: a larger id
+// would be stored as another number.
 const (
+	MaxEmailID     = 1<<53 - 1
 	MaxEmails      = 100000
 	MaxWorkers     = 32
 	DefaultWorkers = 4
@@ -113,8 +116,8 @@ func normalizeIDs(v *domain.ValidationError, ids []int64) []int64 {
 	seen := make(map[int64]bool, len(ids))
 	out := make([]int64, 0, len(ids))
 	for _, id := range ids {
-		if id <= 0 {
-			v.Add("email_ids", "ids are positive numbers")
+		if id <= 0 || id > MaxEmailID {
+			v.Add("email_ids", "ids are integers from 1 to 9007199254740991 (2^53-1)")
 			return nil
 		}
 		if !seen[id] {

@@ -120,6 +120,7 @@ func TestNormalizeRanges(t *testing.T) {
 		{"ids empty", func(r *Request) { r.EmailIDs = []int64{} }, "email_ids"},
 		{"ids zero", func(r *Request) { r.EmailIDs = []int64{1, 0} }, "email_ids"},
 		{"ids negative", func(r *Request) { r.EmailIDs = []int64{-3} }, "email_ids"},
+		{"ids beyond 2^53-1", func(r *Request) { r.EmailIDs = []int64{1, MaxEmailID + 1} }, "email_ids"},
 		{"ids at the limit", func(r *Request) { r.EmailIDs = sequence(MaxEmails) }, ""},
 		{"ids over the limit", func(r *Request) { r.EmailIDs = sequence(MaxEmails + 1) }, "email_ids"},
 	} {
