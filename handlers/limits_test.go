@@ -184,8 +184,8 @@ type captured struct {
 }
 
 func (h *captured) Enabled(context.Context, slog.Level) bool { return true }
-func (h *captured) WithAttrs([]slog.Attr) slog.Handler        { return h }
-func (h *captured) WithGroup(string) slog.Handler             { return h }
+func (h *captured) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *captured) WithGroup(string) slog.Handler            { return h }
 
 func (h *captured) Handle(_ context.Context, r slog.Record) error {
 	m := map[string]any{"msg": r.Message}
