@@ -169,3 +169,20 @@ func TestNormalizeDeduplicatesIDs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int64{5, 3, 9, 1}, c.EmailIDs)
 }
+
+func TestBatesPrefixProblemIsExplained(t *testing.T) {
+	for prefix, want := range map[string]string{
+		"":                      "is empty",
+		strings.Repeat("A", 33): "is 33 characters long; at most 32",
+		"_ABC":                  `starts with '_'; the first character must be a letter`,
+		"-ABC":                  `starts with '-'`,
+		"AB C":                  `character ' ' at position 3 is not allowed`,
+		"ABCé":                  `character 'é' at position 4 is not allowed`,
+		"AB/../C":               `character '/' at position 3`,
+	} {
+		_, err := Request{BatesPrefix: &prefix, EmailIDs: []int64{1}}.Normalize(0)
+		var v *domain.ValidationError
+		require.True(t, errors.As(err, &v), "prefix %q: got %v", prefix, err)
+		assert.Contains(t, v.Fields["bates_prefix"], want, "prefix %q", prefix)
+	}
+}
