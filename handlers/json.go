@@ -96,13 +96,14 @@ func describeJSONError(err error, raw []byte) error {
 	case errors.As(err, &ve):
 		return err
 	case errors.As(err, &syntax):
-		return fmt.Errorf("%w: malformed JSON at %s: %s", ErrInvalidJSON, position(raw, syntax.Offset), syntax.Error())
+		// Offset counts the bytes read, the offending one included.
+		return fmt.Errorf("%w: malformed JSON at %s: %s", ErrInvalidJSON, position(raw, syntax.Offset-1), syntax.Error())
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
 			field = "(body)"
 		}
-		return fmt.Errorf("%w: field %q: want %s, got %s at %s", ErrInvalidJSON, field, wantOf(typ.Type),
+		return fmt.Errorf("%w: field %q: want %s, got %s near %s", ErrInvalidJSON, field, wantOf(typ.Type),
 			gotOf(typ.Value), position(raw, typ.Offset))
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return fmt.Errorf("%w: the JSON ends early, at %s", ErrInvalidJSON, position(raw, int64(len(raw))))
@@ -112,7 +113,7 @@ func describeJSONError(err error, raw []byte) error {
 	return fmt.Errorf("%w: the body is not the JSON object this call expects", ErrInvalidJSON)
 }
 
-// position says where byte offset lies in raw: line and column (both from 1).
+// position says where the byte at offset lies in raw: line and column (both from 1).
 func position(raw []byte, offset int64) string {
 	offset = min(max(offset, 0), int64(len(raw)))
 	before := raw[:offset]
