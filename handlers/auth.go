@@ -59,30 +59,40 @@ func (s *Server) callerOf(p identity.Principal) Caller {
 // Neither the password nor its hash is ever logged.
 func (s *Server) requireAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		user, pass, ok := r.BasicAuth()
-		if !ok {
-			writeError(w, r, s.logger, ErrUnauthenticated)
-			return
-		}
-		ip := clientIP(r)
-		if s.limiter.Blocked(ip, user) {
-			s.logger.WarnContext(r.Context(), "login refused: too many failures", "user", user, "client_ip", ip)
-			writeError(w, r, s.logger, ErrTooManyRequests)
-			return
-		}
-		p, err := s.auth.Authenticate(r.Context(), user, pass)
-		if errors.Is(err, identity.ErrBadCredentials) {
-			s.limiter.Fail(ip, user)
-			s.logger.WarnContext(r.Context(), "login failed", "user", user, "client_ip", ip)
-		}
+		p, err := s.authenticate(r)
 		if err != nil {
+			refuseUnread(w)
 			writeError(w, r, s.logger, err)
 			return
 		}
-		s.limiter.Succeed(ip, user)
+		setLoggedUser(r.Context(), p.Username)
 		ctx := context.WithValue(r.Context(), callerKey{}, s.callerOf(p))
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// authenticate checks the Basic credentials of r, counting failures in the limiter. It
+// reads the headers only, never the body.
+func (s *Server) authenticate(r *http.Request) (identity.Principal, error) {
+	user, pass, ok := r.BasicAuth()
+	if !ok {
+		return identity.Principal{}, ErrUnauthenticated
+	}
+	ip := clientIP(r)
+	if s.limiter.Blocked(ip, user) {
+		s.logger.WarnContext(r.Context(), "login refused: too many failures", "user", user, "client_ip", ip)
+		return identity.Principal{}, ErrTooManyRequests
+	}
+	p, err := s.auth.Authenticate(r.Context(), user, pass)
+	if errors.Is(err, identity.ErrBadCredentials) {
+		s.limiter.Fail(ip, user)
+		s.logger.WarnContext(r.Context(), "login failed", "user", user, "client_ip", ip)
+	}
+	if err != nil {
+		return identity.Principal{}, err
+	}
+	s.limiter.Succeed(ip, user)
+	return p, nil
 }
 
 // clientIP is the address the request came from: the TCP peer, never a header that the

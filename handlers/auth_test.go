@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -94,7 +95,7 @@ func hold(release bool) func(*fixture, matrixIDs) string {
 
 func TestAuthMatrix(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
-		f := newFixture(t, d, func(o *handlers.Options) { o.Limiter = identity.NewFailureLimiter(1000, time.Minute) })
+		f := newFixture(t, d, func(o *handlers.Options) { o.Limiter = identity.NewFailureLimiter(1000, 1000, time.Minute) })
 		sent := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 		ids := matrixIDs{hold: f.placeHold(adminUser, holdBody)}
 		got := f.archiveMail("default",
@@ -197,4 +198,39 @@ func TestRequestIDIsEchoedAndGenerated(t *testing.T) {
 	}
 	resp, _ = f.do("/api/v1/nowhere", nil)
 	assert.NotEmpty(t, resp.Header.Get("X-Request-ID"), "unknown paths get one too")
+}
+
+func TestOneIPTryingManyNamesIs429(t *testing.T) {
+	f := newFixture(t, database.SQLite)
+	const path = "/api/v1/ledger/public-key"
+	for i := 0; i < handlers.MaxLoginFailuresPerIP; i++ {
+		resp, _ := f.do(path, basic(fmt.Sprintf("guess-%d", i), "password"))
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "failure %d", i+1)
+	}
+	resp, body := f.do(path, basic("yet-another-name", "password"))
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "after %d failures with distinct names: %s",
+		handlers.MaxLoginFailuresPerIP, body)
+	checkStatusBody(t, resp, body)
+}
+
+func TestRoleAndDisabledStateAreReadOnEveryRequest(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		f := newFixture(t, d)
+		ctx := context.Background()
+		const path = "/api/v1/admin/legal-holds"
+		resp, body := f.getAs(adminUser, path)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "body %s", body)
+
+		require.NoError(t, f.users.SetRole(ctx, adminUser, identity.RoleUser))
+		resp, body = f.getAs(adminUser, path)
+		assert.Equal(t, http.StatusForbidden, resp.StatusCode, "the request after a demotion: body %s", body)
+
+		require.NoError(t, f.users.SetDisabled(ctx, auditorUser, false))
+		resp, _ = f.getAs(auditorUser, path)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.NoError(t, f.users.SetDisabled(ctx, auditorUser, true))
+		resp, body = f.getAs(auditorUser, path)
+		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "the request after disabling: body %s", body)
+		checkStatusBody(t, resp, body)
+	})
 }

@@ -23,14 +23,14 @@ const exportsPath = "/api/v1/ediscovery/exports"
 
 func (s *Server) ediscoveryRoutes(api *mux.Router) {
 	const one = "/ediscovery/exports/{job_id}"
-	api.Handle("/ediscovery/export", onlyPOST(s.createExport))
-	api.Handle("/ediscovery/exports", onlyGET(s.listExports))
-	api.Handle(one, getOrDELETE(s.getExport, s.deleteExport))
-	api.Handle(one+"/cancel", onlyPOST(s.cancelExport))
-	api.Handle(one+"/download", strictGET(s.downloadExport))
-	api.Handle("/ediscovery/bates-prefixes", onlyGET(s.listBatesPrefixes))
-	api.Handle("/admin/ediscovery/exports", onlyGET(s.adminListExports))
-	api.Handle("/admin/ediscovery/bates-prefixes", onlyGET(s.adminBatesPrefixes))
+	api.Handle("/ediscovery/export", withQuery(onlyPOST(s.createExport)))
+	api.Handle("/ediscovery/exports", withQuery(onlyGET(s.listExports)))
+	api.Handle(one, withQuery(getOrDELETE(s.getExport, s.deleteExport)))
+	api.Handle(one+"/cancel", withQuery(onlyPOST(s.cancelExport)))
+	api.Handle(one+"/download", s.streaming(withQuery(strictGET(s.downloadExport))))
+	api.Handle("/ediscovery/bates-prefixes", withQuery(onlyGET(s.listBatesPrefixes)))
+	api.Handle("/admin/ediscovery/exports", withQuery(onlyGET(s.adminListExports), "tenant"))
+	api.Handle("/admin/ediscovery/bates-prefixes", withQuery(onlyGET(s.adminBatesPrefixes), "tenant"))
 }
 
 // exportJSON is an export job as the API shows it (docs/api.md): the columns of
@@ -87,12 +87,12 @@ func (s *Server) createExport(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req export.Request
+	var req exportRequest
 	if err := decodeJSON(r, &req); err != nil {
 		writeError(w, r, s.logger, err)
 		return
 	}
-	v, err := x.Create(r.Context(), tenant, req, metadata(r))
+	v, err := x.Create(r.Context(), tenant, req.request(), metadata(r))
 	if err != nil {
 		writeError(w, r, s.logger, err)
 		return

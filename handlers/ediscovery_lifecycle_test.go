@@ -102,7 +102,7 @@ func TestExportBodies(t *testing.T) {
 		checkBody(t, f, mustJSON(t, exportBody("BIG", idsFrom(1_000_000, export.MaxEmails+1))), http.StatusBadRequest, "validation_failed")
 		checkBody(t, f, mustJSON(t, exportBody("BIG", idsFrom(1_000_000, 140_000))), http.StatusRequestEntityTooLarge, "payload_too_large")
 		checkBody(t, f, `{"bates_prefix":"X","email_ids":[1],"priority":"high"}`, http.StatusBadRequest, "invalid_json")
-		checkBody(t, f, `{"bates_prefix":"X","email_ids":["1"]}`, http.StatusBadRequest, "invalid_json")
+		checkBody(t, f, `{"bates_prefix":"X","email_ids":["1"]}`, http.StatusBadRequest, "validation_failed")
 		e := checkBody(t, f, `{"bates_prefix":"-x","bates_digits":0,"workers":33,"load_file_format":"xml","date_format":"iso",`+
 			`"dat_delimiters":"tab","bates_start_number":-1,"email_ids":[]}`, http.StatusBadRequest, "validation_failed")
 		fields, _ := e.Error.Details["fields"].(map[string]any)

@@ -19,13 +19,13 @@ const gdprRequestsPath = "/api/v1/admin/gdpr/requests"
 
 func (s *Server) erasureRoutes(api *mux.Router) {
 	const one = "/admin/gdpr/requests/{request_id}"
-	api.Handle("/admin/gdpr/requests", getOrPOST(s.listRequests, s.createRequest))
-	api.Handle(one, onlyGET(s.getRequest))
-	api.Handle(one+"/assess", onlyPOST(s.requestAction(http.StatusAccepted, assessRequest)))
-	api.Handle(one+"/approve", onlyPOST(s.requestAction(http.StatusOK, approveRequest)))
-	api.Handle(one+"/reject", onlyPOST(s.requestAction(http.StatusOK, rejectRequest)))
-	api.Handle(one+"/execute", onlyPOST(s.requestAction(http.StatusAccepted, executeRequest)))
-	api.Handle(one+"/audit", onlyGET(s.requestAudit))
+	api.Handle("/admin/gdpr/requests", withQuery(getOrPOST(s.listRequests, s.createRequest), "status", "limit", "offset", "tenant"))
+	api.Handle(one, withQuery(onlyGET(s.getRequest), "tenant"))
+	api.Handle(one+"/assess", withQuery(onlyPOST(s.requestAction(http.StatusAccepted, assessRequest)), "tenant"))
+	api.Handle(one+"/approve", withQuery(onlyPOST(s.requestAction(http.StatusOK, approveRequest)), "tenant"))
+	api.Handle(one+"/reject", withQuery(onlyPOST(s.requestAction(http.StatusOK, rejectRequest)), "tenant"))
+	api.Handle(one+"/execute", withQuery(onlyPOST(s.requestAction(http.StatusAccepted, executeRequest)), "tenant"))
+	api.Handle(one+"/audit", withQuery(onlyGET(s.requestAudit), "tenant"))
 	s.certificateRoutes(api, one)
 }
 

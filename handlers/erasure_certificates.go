@@ -18,9 +18,9 @@ import (
 const certificateCSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 func (s *Server) certificateRoutes(api *mux.Router, one string) {
-	api.Handle(one+"/certificate", onlyGET(s.certificateHTML))
-	api.Handle(one+"/certificate/pdf", onlyGET(s.certificatePDF))
-	api.Handle(one+"/certificate/bundle", onlyGET(s.certificateBundle))
+	api.Handle(one+"/certificate", withQuery(onlyGET(s.certificateHTML), "tenant"))
+	api.Handle(one+"/certificate/pdf", withQuery(onlyGET(s.certificatePDF), "tenant"))
+	api.Handle(one+"/certificate/bundle", withQuery(onlyGET(s.certificateBundle), "tenant"))
 }
 
 // certificateHTML answers GET …/certificate: 200 text/html, 409 certificate_not_available

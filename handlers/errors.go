@@ -33,6 +33,9 @@ var (
 	ErrUnauthenticated = errors.New("authentication required")
 	// ErrForbidden means the caller may not do this.
 	ErrForbidden = errors.New("forbidden")
+	// ErrRequestTimeout means the client did not send its request body within
+	// HTTPConfig.BodyTimeout.
+	ErrRequestTimeout = errors.New("request body timeout")
 	// ErrPayloadTooLarge means a request body is over MaxBodyBytes.
 	ErrPayloadTooLarge = errors.New("request body is too large")
 	// ErrDatabaseUnavailable means the database does not answer; nothing was changed.
@@ -176,6 +179,9 @@ func classifyInput(err error) (apiError, bool) {
 		return apiError{status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "request body is over 1 MiB"}, true
 	case errors.Is(err, ErrInvalidJSON):
 		return apiError{status: http.StatusBadRequest, Code: "invalid_json", Message: err.Error()}, true
+	case errors.Is(err, ErrRequestTimeout):
+		return apiError{status: http.StatusRequestTimeout, Code: "request_timeout",
+			Message: "the request body did not arrive within the time allowed (HTTP_BODY_TIMEOUT)"}, true
 	}
 	return apiError{}, false
 }
@@ -220,6 +226,8 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 		w.Header().Set("WWW-Authenticate", `Basic realm="mailledger"`)
 	case http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", retryAfterSeconds)
+	case http.StatusRequestTimeout:
+		w.Header().Set("Connection", "close")
 	}
 	writeJSON(w, e.status, map[string]apiError{"error": e})
 }

@@ -16,10 +16,10 @@ import (
 // signed notes as text, to be checked with the public key (golang.org/x/mod/sumdb/note).
 
 func (s *Server) ledgerRoutes(api *mux.Router) {
-	api.Handle("/ledger/public-key", onlyGET(s.publicKey))
-	api.Handle("/ledger/checkpoint", onlyGET(s.checkpoint))
-	api.Handle("/ledger/proof", onlyGET(s.inclusionProof))
-	api.Handle("/ledger/consistency", onlyGET(s.consistencyProof))
+	api.Handle("/ledger/public-key", withQuery(onlyGET(s.publicKey)))
+	api.Handle("/ledger/checkpoint", withQuery(onlyGET(s.checkpoint)))
+	api.Handle("/ledger/proof", withQuery(onlyGET(s.inclusionProof), "position", "size"))
+	api.Handle("/ledger/consistency", withQuery(onlyGET(s.consistencyProof), "from", "to"))
 }
 
 // publicKey answers the checkpoint verifier key, "<name>+<hash>+<base64>", as text.

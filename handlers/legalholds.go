@@ -16,9 +16,9 @@ import (
 const legalHoldsPath = "/api/v1/admin/legal-holds"
 
 func (s *Server) legalHoldRoutes(api *mux.Router) {
-	api.Handle("/admin/legal-holds", getOrPOST(s.listHolds, s.placeHold))
-	api.Handle("/admin/legal-holds/{id}", onlyGET(s.getHold))
-	api.Handle("/admin/legal-holds/{id}/release", onlyPOST(s.releaseHold))
+	api.Handle("/admin/legal-holds", withQuery(getOrPOST(s.listHolds, s.placeHold), "status", "tenant"))
+	api.Handle("/admin/legal-holds/{id}", withQuery(onlyGET(s.getHold), "tenant"))
+	api.Handle("/admin/legal-holds/{id}/release", withQuery(onlyPOST(s.releaseHold), "tenant"))
 }
 
 // holdJSON is a legal hold as the API shows it.
@@ -27,7 +27,7 @@ type holdJSON struct {
 	Type       string  `json:"type"`
 	Value      string  `json:"value"`
 	Reason     string  `json:"reason"`
-	Matter     string  `json:"matter"`
+	Matter     *string `json:"matter"` // null when the hold names no matter
 	Status     string  `json:"status"`
 	CreatedBy  string  `json:"created_by"`
 	CreatedAt  string  `json:"created_at"`
@@ -36,8 +36,12 @@ type holdJSON struct {
 }
 
 func holdView(h *app.HoldView) holdJSON {
-	v := holdJSON{ID: h.ID, Type: h.Type, Value: h.Value, Reason: h.Reason, Matter: h.Matter, Status: h.Status,
+	v := holdJSON{ID: h.ID, Type: h.Type, Value: h.Value, Reason: h.Reason, Status: h.Status,
 		CreatedBy: h.CreatedBy, CreatedAt: rfc3339(h.CreatedAt), ReleasedBy: h.ReleasedBy}
+	if h.Matter != "" {
+		matter := h.Matter
+		v.Matter = &matter
+	}
 	if h.ReleasedAt != nil {
 		at := rfc3339(*h.ReleasedAt)
 		v.ReleasedAt = &at

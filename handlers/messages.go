@@ -27,10 +27,10 @@ const (
 )
 
 func (s *Server) messageRoutes(api *mux.Router) {
-	api.Handle("/messages", onlyGET(s.listMessages))
-	api.Handle("/messages/{id}", onlyGET(s.getMessage))
-	api.Handle("/messages/{id}/raw", onlyGET(s.rawMessage))
-	api.Handle("/messages/{id}/text", onlyGET(s.messageText))
+	api.Handle("/messages", withQuery(onlyGET(s.listMessages), "q", "from", "to", "date_from", "date_to", "limit", "offset", "tenant"))
+	api.Handle("/messages/{id}", withQuery(onlyGET(s.getMessage), "tenant"))
+	api.Handle("/messages/{id}/raw", s.streaming(withQuery(onlyGET(s.rawMessage), "tenant")))
+	api.Handle("/messages/{id}/text", withQuery(onlyGET(s.messageText), "tenant"))
 }
 
 // messageJSON is a message's metadata as the API shows it.

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -64,4 +65,34 @@ func metadata(r *http.Request) domain.Metadata {
 	return domain.Metadata{
 		Actor: caller(r).Username, ClientIP: clientIP(r), UserAgent: ua, CorrelationID: requestID(r.Context()),
 	}
+}
+
+// withQuery answers 400 validation_failed, naming each one, to query parameters that
+// the route does not take (allowed; none when empty), before next runs.
+func withQuery(next http.Handler, allowed ...string) http.Handler {
+	takes := "this route takes no query parameters"
+	if len(allowed) > 0 {
+		takes = "this route takes only " + strings.Join(allowed, ", ")
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ve ValidationError
+		for name := range r.URL.Query() {
+			if !slices.Contains(allowed, name) {
+				ve.add(clipName(name), "unknown query parameter; "+takes)
+			}
+		}
+		if err := ve.err(); err != nil {
+			writeError(w, r, nil, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// clipName bounds a client-chosen name echoed in an error.
+func clipName(name string) string {
+	if len(name) > 64 {
+		return strings.ToValidUTF8(name[:64], "") + "…"
+	}
+	return name
 }

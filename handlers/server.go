@@ -17,11 +17,13 @@ import (
 	"github.com/mailledger/mailledger/identity"
 )
 
-// Failed-login limit (docs/api.md): 429 after this many failures a minute per
-// client IP and user name.
+// Failed-login limits (docs/api.md "Failed logins"): 429 after MaxLoginFailures
+// failures a minute of one client IP for one user name, or MaxLoginFailuresPerIP of one
+// client network across all user names.
 const (
-	MaxLoginFailures   = 10
-	LoginFailureWindow = time.Minute
+	MaxLoginFailures      = 10
+	MaxLoginFailuresPerIP = 50
+	LoginFailureWindow    = time.Minute
 )
 
 // Options configure a Server.
@@ -29,15 +31,19 @@ type Options struct {
 	// Auth checks the credentials of every /api/v1 call; required.
 	Auth Authenticator
 	// Limiter counts failed logins; NewFailureLimiter(MaxLoginFailures,
-	// LoginFailureWindow) when nil.
+	// MaxLoginFailuresPerIP, LoginFailureWindow) when nil.
 	Limiter *identity.FailureLimiter
 	// Multitenancy is MULTITENANCY: when set, a user's domain is their tenant; otherwise
 	// everybody works in the tenant "default".
 	Multitenancy bool
 	// Logger receives request and error logs; slog.Default() when nil.
 	Logger *slog.Logger
-	// Metrics serves /metrics; /metrics is 404 when nil.
+	// Metrics serves /metrics, on this server only when HTTP.MetricsToken is set (and
+	// then only to `Authorization: Bearer <token>`); /metrics is 404 otherwise.
 	Metrics http.Handler
+	// HTTP holds the per-request deadlines (BodyTimeout, DownloadWriteTimeout) and the
+	// metrics token; zero fields take their defaults.
+	HTTP HTTPConfig
 	// ReadyTimeout bounds the database ping of /readyz; 2 s when zero.
 	ReadyTimeout time.Duration
 }
@@ -50,6 +56,7 @@ type Server struct {
 	multitenancy bool
 	logger       *slog.Logger
 	metrics      http.Handler
+	http         HTTPConfig
 	timeout      time.Duration
 	app          atomic.Pointer[app.Application]
 	router       *mux.Router
@@ -67,10 +74,11 @@ func New(opts Options) (*Server, error) {
 		opts.ReadyTimeout = 2 * time.Second
 	}
 	if opts.Limiter == nil {
-		opts.Limiter = identity.NewFailureLimiter(MaxLoginFailures, LoginFailureWindow)
+		opts.Limiter = identity.NewFailureLimiter(MaxLoginFailures, MaxLoginFailuresPerIP, LoginFailureWindow)
 	}
+	opts.HTTP.setDefaults()
 	s := &Server{auth: opts.Auth, limiter: opts.Limiter, multitenancy: opts.Multitenancy,
-		logger: opts.Logger, metrics: opts.Metrics, timeout: opts.ReadyTimeout}
+		logger: opts.Logger, metrics: opts.Metrics, http: opts.HTTP, timeout: opts.ReadyTimeout}
 	s.router = s.routes()
 	return s, nil
 }
@@ -86,17 +94,17 @@ func (s *Server) routes() *mux.Router {
 	r.Use(correlate, s.recoverPanics, s.logRequests, limitBody)
 	r.Handle("/healthz", onlyGET(s.healthz))
 	r.Handle("/readyz", onlyGET(s.readyz))
-	if s.metrics != nil {
-		r.Handle("/metrics", onlyGET(s.metrics.ServeHTTP))
+	if s.metrics != nil && s.http.MetricsToken != "" {
+		r.Handle("/metrics", bearer(s.http.MetricsToken, onlyGET(s.metrics.ServeHTTP)))
 	}
 	api := r.PathPrefix("/api/v1").Subrouter()
-	api.Use(s.requireApp, s.requireAuth)
+	api.Use(s.requireApp, s.requireAuth, s.bodyDeadline)
 	s.ledgerRoutes(api)
 	s.messageRoutes(api)
 	s.legalHoldRoutes(api)
 	s.erasureRoutes(api)
 	s.ediscoveryRoutes(api)
-	api.NotFoundHandler = correlate(s.logRequests(s.requireApp(s.requireAuth(http.HandlerFunc(s.notFound)))))
+	api.NotFoundHandler = correlate(s.logRequests(limitBody(s.requireApp(s.requireAuth(http.HandlerFunc(s.notFound))))))
 	r.NotFoundHandler = correlate(s.logRequests(http.HandlerFunc(s.notFound)))
 	return r
 }
@@ -128,6 +136,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) requireApp(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.app.Load() == nil {
+			refuseUnread(w)
 			writeError(w, r, s.logger, ErrDatabaseUnavailable)
 			return
 		}
@@ -213,20 +222,37 @@ func (rec *statusRecorder) WriteHeader(code int) {
 	rec.ResponseWriter.WriteHeader(code)
 }
 
-// logRequests logs one line per request: method, path, status and duration, never
-// headers or query values (they may carry credentials). Probes and scrapes log at debug
-// level.
+// requestLog is what the middleware below logRequests tells it about a request: the
+// authenticated user.
+type requestLog struct {
+	user string
+}
+
+type requestLogKey struct{}
+
+// setLoggedUser records the authenticated user for the request's log line.
+func setLoggedUser(ctx context.Context, user string) {
+	if l, ok := ctx.Value(requestLogKey{}).(*requestLog); ok {
+		l.user = user
+	}
+}
+
+// logRequests logs one line per request: method, path, status, duration, the request id
+// and the authenticated user ("" when none), never headers or query values (they may
+// carry credentials). Probes and scrapes log at debug level.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(rec, r)
+		info := &requestLog{}
+		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestLogKey{}, info)))
 		level := slog.LevelInfo
 		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.URL.Path == "/metrics" {
 			level = slog.LevelDebug
 		}
 		s.logger.LogAttrs(r.Context(), level, "http request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+			slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.String("request_id", requestID(r.Context())), slog.String("user", info.user))
 	})
 }

@@ -45,16 +45,45 @@ func TestHealthAndReadiness(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "healthz only says the process is up")
 }
 
-func TestMetricsRoute(t *testing.T) {
+func TestMetricsAreOptIn(t *testing.T) {
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("metric 1\n")) })
-	api, err := handlers.New(handlers.Options{Auth: identity.NewAuthenticator(nil), Metrics: metrics})
+	get := func(api http.Handler, authorization string) *httptest.ResponseRecorder {
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/metrics", nil)
+		require.NoError(t, err)
+		if authorization != "" {
+			req.Header.Set("Authorization", authorization)
+		}
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, req)
+		return rec
+	}
+	closed, err := handlers.New(handlers.Options{Auth: identity.NewAuthenticator(nil), Metrics: metrics})
 	require.NoError(t, err)
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/metrics", nil)
+	assert.Equal(t, http.StatusNotFound, get(closed, "").Code, "without METRICS_TOKEN the API's address does not serve /metrics")
+
+	const token = "0123456789abcdef-metrics"
+	api, err := handlers.New(handlers.Options{Auth: identity.NewAuthenticator(nil), Metrics: metrics,
+		HTTP: handlers.HTTPConfig{MetricsToken: token}})
 	require.NoError(t, err)
-	rec := httptest.NewRecorder()
-	api.ServeHTTP(rec, req)
+	for _, bad := range []string{"", "Bearer wrong", "Bearer " + token[:10], "Basic " + token} {
+		rec := get(api, bad)
+		assert.Equal(t, http.StatusUnauthorized, rec.Code, "Authorization %q", bad)
+		assert.Equal(t, `Bearer realm="mailledger metrics"`, rec.Header().Get("WWW-Authenticate"))
+	}
+	rec := get(api, "Bearer "+token)
 	assert.Equal(t, http.StatusOK, rec.Code)
 	assert.Equal(t, "metric 1\n", rec.Body.String())
+
+	only := handlers.MetricsHandler(metrics, "")
+	assert.Equal(t, http.StatusOK, get(only, "").Code, "METRICS_ADDR without a token serves /metrics to anyone who reaches it")
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/api/v1/ledger/checkpoint", nil)
+	require.NoError(t, err)
+	rec = httptest.NewRecorder()
+	only.ServeHTTP(rec, req)
+	assert.Equal(t, http.StatusNotFound, rec.Code, "the metrics listener serves nothing else")
+	guarded := handlers.MetricsHandler(metrics, token)
+	assert.Equal(t, http.StatusUnauthorized, get(guarded, "").Code)
+	assert.Equal(t, http.StatusOK, get(guarded, "Bearer "+token).Code)
 }
 
 func TestOversizedBodyIs413(t *testing.T) {

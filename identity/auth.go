@@ -2,6 +2,8 @@ package identity
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"errors"
 	"sync"
@@ -34,29 +36,34 @@ var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("mailledger-dummy-password
 // would cost tens of milliseconds each.
 const cacheTTL = time.Minute
 
+// maxCached bounds the remembered password checks.
+const maxCached = 10000
+
 // Authenticator checks user names and passwords against the users table.
 type Authenticator struct {
 	users *Users
 	now   func() time.Time
+	// cacheKey is a random key of this process for the HMAC that names a remembered
+	// password check, so that the cache holds nothing a dump could brute-force offline.
+	cacheKey [32]byte
 
-	mu    sync.Mutex
-	cache map[[32]byte]cached
-}
-
-type cached struct {
-	p       Principal
-	expires time.Time
+	mu       sync.Mutex
+	verified map[[32]byte]time.Time // password check → when it expires
 }
 
 // NewAuthenticator returns an Authenticator over users.
 func NewAuthenticator(users *Users) *Authenticator {
-	return &Authenticator{users: users, now: time.Now, cache: map[[32]byte]cached{}}
+	a := &Authenticator{users: users, now: time.Now, verified: map[[32]byte]time.Time{}}
+	_, _ = rand.Read(a.cacheKey[:])
+	return a
 }
 
 // Authenticate returns the principal for username and password, or ErrBadCredentials.
-// The bcrypt comparison is constant-time; an unknown user costs the same as a wrong
-// password. A success is remembered for a minute under the SHA-256 of the name, the
-// password and the stored hash, so a changed password ends it at once.
+// The user's row is read on every call, so a changed role, a disabled user or a deleted
+// one takes effect at the next request. Only the password check is remembered, for a
+// minute, under an HMAC of the name, the password and the stored hash, so that a changed
+// password ends it at once. The bcrypt comparison is constant-time; an unknown or
+// disabled user costs the same as a wrong password.
 func (a *Authenticator) Authenticate(ctx context.Context, username, password string) (Principal, error) {
 	u, err := a.users.ByUsername(ctx, username)
 	if errors.Is(err, ErrNoUser) {
@@ -66,20 +73,23 @@ func (a *Authenticator) Authenticate(ctx context.Context, username, password str
 	if err != nil {
 		return Principal{}, err
 	}
-	key := cacheKey(username, password, u.PasswordHash)
-	if p, ok := a.fromCache(key); ok {
-		return p, nil
-	}
-	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
+	if u.Disabled() {
+		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
 		return Principal{}, ErrBadCredentials
 	}
-	p := Principal{UID: u.UID, Username: u.Username, Email: u.Email, Domain: u.Domain, Role: u.Role}
-	a.remember(key, p)
-	return p, nil
+	key := a.checkKey(username, password, u.PasswordHash)
+	if !a.recall(key) {
+		if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
+			return Principal{}, ErrBadCredentials
+		}
+		a.remember(key)
+	}
+	return Principal{UID: u.UID, Username: u.Username, Email: u.Email, Domain: u.Domain, Role: u.Role}, nil
 }
 
-func cacheKey(username, password, hash string) [32]byte {
-	h := sha256.New()
+// checkKey names one successful password check.
+func (a *Authenticator) checkKey(username, password, hash string) [32]byte {
+	h := hmac.New(sha256.New, a.cacheKey[:])
 	for _, s := range []string{username, password, hash} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
@@ -89,22 +99,33 @@ func cacheKey(username, password, hash string) [32]byte {
 	return k
 }
 
-func (a *Authenticator) fromCache(key [32]byte) (Principal, bool) {
+// recall reports whether the password check of key succeeded less than cacheTTL ago.
+func (a *Authenticator) recall(key [32]byte) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	c, ok := a.cache[key]
-	if !ok || a.now().After(c.expires) {
-		delete(a.cache, key)
-		return Principal{}, false
+	expires, ok := a.verified[key]
+	if ok && a.now().After(expires) {
+		delete(a.verified, key)
+		return false
 	}
-	return c.p, true
+	return ok
 }
 
-func (a *Authenticator) remember(key [32]byte, p Principal) {
+// remember records a successful password check. A full cache drops its expired entries,
+// and all of them if none had expired: forgetting only costs a bcrypt comparison.
+func (a *Authenticator) remember(key [32]byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.cache) > 10000 {
-		a.cache = map[[32]byte]cached{}
+	now := a.now()
+	if len(a.verified) >= maxCached {
+		for k, expires := range a.verified {
+			if now.After(expires) {
+				delete(a.verified, k)
+			}
+		}
+		if len(a.verified) >= maxCached {
+			clear(a.verified)
+		}
 	}
-	a.cache[key] = cached{p: p, expires: a.now().Add(cacheTTL)}
+	a.verified[key] = now.Add(cacheTTL)
 }

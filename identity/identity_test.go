@@ -2,6 +2,7 @@ package identity_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -75,7 +76,7 @@ func TestConcurrentBootstrapCreatesOneUser(t *testing.T) {
 }
 
 func TestFailureLimiter(t *testing.T) {
-	l := identity.NewFailureLimiter(10, time.Minute)
+	l := identity.NewFailureLimiter(10, 50, time.Minute)
 	for i := 0; i < 9; i++ {
 		l.Fail("10.0.0.1", "bob")
 	}
@@ -88,6 +89,31 @@ func TestFailureLimiter(t *testing.T) {
 	assert.False(t, l.Blocked("10.0.0.1", "bob"))
 }
 
+func TestFailureLimiterSurvivesAFloodOfNames(t *testing.T) {
+	l := identity.NewFailureLimiter(10, 50, time.Minute)
+	for i := 0; i < 10; i++ {
+		l.Fail("192.0.2.1", "alice")
+	}
+	require.True(t, l.Blocked("192.0.2.1", "alice"))
+	for i := 0; i <= identity.DefaultLimiterCapacity; i++ { // 100,001 distinct unknown names
+		l.Fail(fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255), fmt.Sprintf("nobody-%d", i))
+	}
+	assert.True(t, l.Blocked("192.0.2.1", "alice"), "a flood of unknown names lifted the limit on a real user")
+}
+
+func TestFailureLimiterLimitsOneIPAcrossNames(t *testing.T) {
+	l := identity.NewFailureLimiter(10, 50, time.Minute)
+	for i := 0; i < 49; i++ {
+		l.Fail("192.0.2.9", fmt.Sprintf("guess-%d", i))
+	}
+	assert.False(t, l.Blocked("192.0.2.9", "another"), "49 failures of the IP; want not blocked")
+	l.Fail("192.0.2.9", "guess-49")
+	assert.True(t, l.Blocked("192.0.2.9", "another"), "50 failures of the IP with 50 names; want blocked for every name")
+	assert.False(t, l.Blocked("192.0.2.10", "another"), "another IP is not blocked")
+	l.Succeed("192.0.2.9", "guess-1")
+	assert.True(t, l.Blocked("192.0.2.9", "another"), "one success does not lift the IP's limit")
+}
+
 func TestParseRole(t *testing.T) {
 	for in, want := range map[string]identity.Role{"admin": identity.RoleAdmin, "Auditor": identity.RoleAuditor, "user": identity.RoleUser} {
 		got, err := identity.ParseRole(in)
@@ -96,4 +122,35 @@ func TestParseRole(t *testing.T) {
 	}
 	_, err := identity.ParseRole("root")
 	assert.Error(t, err)
+}
+
+func TestRoleAndDisabledTakeEffectAtOnce(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		ctx := context.Background()
+		users := identity.NewUsers(dbtest.Open(t, d))
+		hash, err := identity.HashPassword("s3cret")
+		require.NoError(t, err)
+		_, err = users.Add(ctx, identity.User{Username: "boss", Domain: identity.LocalDomain, PasswordHash: hash, Role: identity.RoleAdmin})
+		require.NoError(t, err)
+		auth := identity.NewAuthenticator(users)
+		p, err := auth.Authenticate(ctx, "boss", "s3cret")
+		require.NoError(t, err)
+		require.Equal(t, identity.RoleAdmin, p.Role)
+
+		require.NoError(t, users.SetRole(ctx, "boss", identity.RoleUser))
+		p, err = auth.Authenticate(ctx, "boss", "s3cret")
+		require.NoError(t, err)
+		assert.Equal(t, identity.RoleUser, p.Role, "got the cached role; want the demoted one at once")
+
+		require.NoError(t, users.SetDisabled(ctx, "boss", true))
+		_, err = auth.Authenticate(ctx, "boss", "s3cret")
+		assert.ErrorIs(t, err, identity.ErrBadCredentials, "a disabled user is refused at once")
+		require.NoError(t, users.SetDisabled(ctx, "boss", true), "disabling twice changes nothing")
+
+		require.NoError(t, users.SetDisabled(ctx, "boss", false))
+		_, err = auth.Authenticate(ctx, "boss", "s3cret")
+		assert.NoError(t, err, "enabling restores the old password")
+		assert.ErrorIs(t, users.SetRole(ctx, "ghost", identity.RoleUser), identity.ErrNoUser)
+		assert.ErrorIs(t, users.SetDisabled(ctx, "ghost", true), identity.ErrNoUser)
+	})
 }

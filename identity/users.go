@@ -67,6 +67,14 @@ type User struct {
 	SAMAccountName string
 }
 
+// disabledMark starts the password column of a disabled user, before the hash it keeps
+// (the convention of /etc/shadow's locked accounts): no password matches it, and
+// enabling the user again restores the old password.
+const disabledMark = "!"
+
+// Disabled reports whether the user may not log in.
+func (u *User) Disabled() bool { return strings.HasPrefix(u.PasswordHash, disabledMark) }
+
 // Errors of the user store.
 var (
 	ErrUserExists = errors.New("user already exists")
@@ -153,4 +161,34 @@ func (s *Users) EnsureBootstrap(ctx context.Context, username, password string, 
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// SetRole changes the role of username; it takes effect at the user's next request.
+func (s *Users) SetRole(ctx context.Context, username string, role Role) error {
+	if _, err := s.ByUsername(ctx, username); err != nil {
+		return err
+	}
+	if _, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE users SET isadmin = ? WHERE username = ?`), int(role), username); err != nil {
+		return fmt.Errorf("update user: %w", err)
+	}
+	return nil
+}
+
+// SetDisabled disables or enables username. A disabled user's requests are 401 from the
+// next one on; enabling restores the password they had.
+func (s *Users) SetDisabled(ctx context.Context, username string, disabled bool) error {
+	u, err := s.ByUsername(ctx, username)
+	if err != nil || u.Disabled() == disabled {
+		return err
+	}
+	hash := disabledMark + u.PasswordHash
+	if !disabled {
+		hash = strings.TrimPrefix(u.PasswordHash, disabledMark)
+	}
+	// Compare and set: a concurrent password change is not overwritten.
+	if _, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE users SET password = ? WHERE username = ? AND password = ?`),
+		hash, username, u.PasswordHash); err != nil {
+		return fmt.Errorf("update user: %w", err)
+	}
+	return nil
 }

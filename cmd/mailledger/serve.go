@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -26,6 +25,7 @@ const shutdownTimeout = 10 * time.Second
 // service is one running `mailledger serve`.
 type service struct {
 	cfg     app.Config
+	httpCfg handlers.HTTPConfig
 	logger  *slog.Logger
 	key     *eventstore.Key
 	db      *database.DB
@@ -33,6 +33,8 @@ type service struct {
 	metrics *ledgerMetrics
 	api     *handlers.Server
 	http    *http.Server
+	// metricsHTTP serves /metrics on METRICS_ADDR; nil when that is unset.
+	metricsHTTP *http.Server
 }
 
 // serve runs the HTTP API and the background consumers until ctx ends (SIGTERM or
@@ -44,20 +46,18 @@ func (env *environment) serve(ctx context.Context) error {
 		return err
 	}
 	defer svc.db.Close()
-	ln, err := net.Listen("tcp", svc.cfg.HTTPAddr)
-	if err != nil {
-		return fmt.Errorf("listen on HTTP_ADDR: %w", err)
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	httpFailed := make(chan error, 1)
-	go func() {
-		if err := svc.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			httpFailed <- err
-			cancel()
+	httpFailed := make(chan error, 2)
+	if err := svc.listen(svc.http, "HTTP_ADDR", svc.cfg.HTTPAddr, httpFailed, cancel); err != nil {
+		return err
+	}
+	if svc.metricsHTTP != nil {
+		if err := svc.listen(svc.metricsHTTP, "METRICS_ADDR", svc.httpCfg.MetricsAddr, httpFailed, cancel); err != nil {
+			_ = svc.http.Close()
+			return err
 		}
-	}()
-	svc.logger.Info("listening", "addr", ln.Addr().String())
+	}
 	stopBackground, startErr := svc.start(ctx)
 	if startErr == nil {
 		<-ctx.Done()
@@ -74,6 +74,24 @@ func (env *environment) serve(ctx context.Context) error {
 	return stopErr
 }
 
+// listen serves srv on addr (the variable name) with at most HTTP_MAX_CONNECTIONS
+// connections at once; a failure of the server after the start goes to failed and
+// cancels the service.
+func (svc *service) listen(srv *http.Server, name, addr string, failed chan<- error, cancel func()) error {
+	ln, err := svc.httpCfg.Listen(addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", name, err)
+	}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			failed <- fmt.Errorf("%s: %w", name, err)
+			cancel()
+		}
+	}()
+	svc.logger.Info("listening", "addr", ln.Addr().String(), "variable", name)
+	return nil
+}
+
 // newService reads the configuration and the key and prepares the HTTP server; nothing
 // here contacts the database.
 func (env *environment) newService() (*service, error) {
@@ -81,7 +99,11 @@ func (env *environment) newService() (*service, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := &service{cfg: cfg, logger: env.logger(cfg)}
+	httpCfg, err := handlers.HTTPConfigFromEnv(env.getenv)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	svc := &service{cfg: cfg, httpCfg: httpCfg, logger: env.logger(cfg)}
 	if svc.key, err = loadKey(cfg); err != nil {
 		return nil, err
 	}
@@ -92,7 +114,7 @@ func (env *environment) newService() (*service, error) {
 		svc.db.Close()
 		return nil, err
 	}
-	svc.logger.Info("starting mailledger", "config", cfg, "ledger_public_key", svc.key.PublicKey)
+	svc.logger.Info("starting mailledger", "config", cfg, "http", httpCfg, "ledger_public_key", svc.key.PublicKey)
 	return svc, nil
 }
 
@@ -108,15 +130,16 @@ func (svc *service) newHTTP() error {
 		svc.logger.Warn("MAILLEDGER_BOOTSTRAP_ADMIN is not set: only users added with `mailledger user add` can call the API")
 	}
 	svc.api, err = handlers.New(handlers.Options{Auth: auth, Multitenancy: svc.cfg.Multitenancy,
-		Logger: svc.logger, Metrics: metricsHandler})
+		Logger: svc.logger, Metrics: metricsHandler, HTTP: svc.httpCfg})
 	if err != nil {
 		return err
 	}
-	svc.http = &http.Server{
-		Handler:           svc.api,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(svc.logger.Handler(), slog.LevelWarn),
+	svc.http = svc.httpCfg.Server(svc.api, svc.logger)
+	if svc.httpCfg.MetricsAddr != "" {
+		svc.metricsHTTP = svc.httpCfg.Server(handlers.MetricsHandler(metricsHandler, svc.httpCfg.MetricsToken), svc.logger)
+	}
+	if svc.httpCfg.MetricsAddr == "" && svc.httpCfg.MetricsToken == "" {
+		svc.logger.Info("/metrics is not served: set METRICS_ADDR or METRICS_TOKEN to expose it")
 	}
 	return nil
 }
@@ -188,6 +211,9 @@ func (svc *service) shutdown(stopBackground func() error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	err := svc.http.Shutdown(ctx)
+	if svc.metricsHTTP != nil {
+		err = errors.Join(err, svc.metricsHTTP.Shutdown(ctx))
+	}
 	if stopBackground != nil {
 		err = errors.Join(err, stopBackground())
 	}

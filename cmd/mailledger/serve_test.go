@@ -35,6 +35,9 @@ func TestServeLifecycle(t *testing.T) {
 			env["DATABASE_URL"] = dbtest.URL(t, d)
 		}
 		env["MAILLEDGER_CHECKPOINT_EVERY"] = "2"
+		env["METRICS_TOKEN"] = metricsToken
+		metricsAddr := freeAddr(t)
+		env["METRICS_ADDR"] = metricsAddr
 		migrated := runBinary(t, env, "migrate")
 		require.Equal(t, 0, migrated.code, "migrate: %s", migrated.stderr)
 		assert.Contains(t, migrated.stdout, "migrated "+string(d)+" database to version")
@@ -45,11 +48,7 @@ func TestServeLifecycle(t *testing.T) {
 		assert.Equal(t, http.StatusOK, status)
 		checkLedgerEndpoints(t, s)
 		checkBackgroundCheckpoints(t, s, env)
-		status, metrics := s.get("/metrics", false)
-		require.Equal(t, http.StatusOK, status)
-		for _, name := range ledgerMetricNames {
-			assert.Contains(t, metrics, "\n"+name, "/metrics lacks %s", name)
-		}
+		checkMetrics(t, s.base, metricsAddr)
 
 		started := time.Now()
 		s.stop(5 * time.Second)
@@ -58,6 +57,43 @@ func TestServeLifecycle(t *testing.T) {
 		assert.NotContains(t, logs, testPassword, "the bootstrap password is never logged")
 		assert.Contains(t, logs, `"msg":"stopped"`)
 	})
+}
+
+const metricsToken = "metrics-token-for-tests"
+
+// checkMetrics requires /metrics behind METRICS_TOKEN on the API's address and on
+// METRICS_ADDR, with the ledger metrics.
+func checkMetrics(t *testing.T, apiBase, metricsAddr string) {
+	t.Helper()
+	for _, base := range []string{apiBase, "http://" + metricsAddr} {
+		status, _ := getWithToken(t, base+"/metrics", "")
+		assert.Equal(t, http.StatusUnauthorized, status, "%s/metrics without the token", base)
+		status, metrics := getWithToken(t, base+"/metrics", metricsToken)
+		require.Equal(t, http.StatusOK, status, "%s/metrics", base)
+		for _, name := range ledgerMetricNames {
+			assert.Contains(t, metrics, "\n"+name, "%s/metrics lacks %s", base, name)
+		}
+	}
+	status, _ := getWithToken(t, "http://"+metricsAddr+"/api/v1/ledger/public-key", metricsToken)
+	assert.Equal(t, http.StatusNotFound, status, "METRICS_ADDR serves /metrics only")
+}
+
+// getWithToken fetches target with the bearer token (none when empty).
+func getWithToken(t *testing.T, target, token string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
 }
 
 // checkLedgerEndpoints fetches the public key and a checkpoint with the bootstrap admin

@@ -22,6 +22,7 @@ package erasure
 
 import (
 	"errors"
+	"fmt"
 	"net/mail"
 	"strings"
 	"time"
@@ -91,9 +92,9 @@ type Create struct {
 // NewRequest validates cmd (rule 1) and returns the creating event.
 func NewRequest(cmd Create) (*Created, error) {
 	var v domain.ValidationError
-	addrs, problem := NormalizeAddresses(cmd.Addresses)
-	if problem != "" {
-		v.Add("email_addresses", problem)
+	addrs, problems := NormalizeAddresses(cmd.Addresses)
+	for field, problem := range problems {
+		v.Add(field, problem)
 	}
 	name := strings.TrimSpace(cmd.RequesterName)
 	if utf8.RuneCountInString(name) > 255 {
@@ -106,29 +107,49 @@ func NewRequest(cmd Create) (*Created, error) {
 		RequesterName: name, CreatedBy: cmd.Actor}, nil
 }
 
-// NormalizeAddresses trims, lower-cases, validates and de-duplicates addresses; it returns
-// a problem text when they break rule 1.
-func NormalizeAddresses(in []string) ([]string, string) {
+// NormalizeAddresses trims, lower-cases, validates and de-duplicates addresses. When they
+// break rule 1 it returns the problems, field → reason: "email_addresses" says what is
+// wrong overall, and each bad address (up to MaxAddresses of them) is named by its
+// position, "email_addresses[2]".
+func NormalizeAddresses(in []string) ([]string, map[string]string) {
 	if len(in) == 0 {
-		return nil, "at least one address is required"
+		return nil, map[string]string{"email_addresses": "at least one address is required"}
 	}
 	seen := map[string]bool{}
 	out := []string{}
-	for _, raw := range in {
+	problems := map[string]string{}
+	bad := 0
+	for i, raw := range in {
 		a := strings.ToLower(strings.TrimSpace(raw))
 		parsed, err := mail.ParseAddress(a)
 		if err != nil || parsed.Address != a || parsed.Name != "" || !strings.Contains(a, "@") {
-			return nil, "not an email address: " + strings.TrimSpace(raw)
+			if bad++; bad <= MaxAddresses {
+				problems[fmt.Sprintf("email_addresses[%d]", i)] = "not an email address: " + clip(strings.TrimSpace(raw), 320)
+			}
+			continue
 		}
 		if !seen[a] {
 			seen[a] = true
 			out = append(out, a)
 		}
 	}
-	if len(out) > MaxAddresses {
-		return nil, "at most 100 addresses"
+	switch {
+	case bad > 0:
+		problems["email_addresses"] = fmt.Sprintf("%d of the addresses are not email addresses (RFC 5322 addr-spec)", bad)
+	case len(out) > MaxAddresses:
+		problems["email_addresses"] = "at most 100 addresses"
+	default:
+		return out, nil
 	}
-	return out, ""
+	return nil, problems
+}
+
+// clip shortens s to at most n bytes.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 func (r *Request) refuse(action, need string) error {

@@ -90,8 +90,8 @@ func contains(list []string, s string) bool {
 }
 
 func TestRule1Addresses(t *testing.T) {
-	got, problem := NormalizeAddresses([]string{" A@X.test", "a@x.test", "b@y.test"})
-	assert.Empty(t, problem)
+	got, problems := NormalizeAddresses([]string{" A@X.test", "a@x.test", "b@y.test"})
+	assert.Empty(t, problems)
 	assert.Equal(t, []string{"a@x.test", "b@y.test"}, got)
 	for _, bad := range [][]string{nil, {"not-an-address"}, {"Name <a@x.test>"}, {""}} {
 		_, err := NewRequest(Create{Addresses: bad})
@@ -103,8 +103,12 @@ func TestRule1Addresses(t *testing.T) {
 	for i := range many {
 		many[i] = strings.Repeat("a", i+1) + "@x.test"
 	}
-	_, problem = NormalizeAddresses(many)
-	assert.NotEmpty(t, problem, "101 addresses")
+	_, problems = NormalizeAddresses(many)
+	assert.Contains(t, problems, "email_addresses", "101 addresses")
+	_, problems = NormalizeAddresses([]string{"a@x.test", "bad one", "b@x.test", "also bad"})
+	assert.Equal(t, map[string]string{"email_addresses": "2 of the addresses are not email addresses (RFC 5322 addr-spec)",
+		"email_addresses[1]": "not an email address: bad one", "email_addresses[3]": "not an email address: also bad"},
+		problems, "every bad address is named")
 	_, err := NewRequest(Create{Addresses: []string{"a@x.test"}, RequesterName: strings.Repeat("n", 256)})
 	assert.ErrorIs(t, err, domain.ErrValidation)
 }

@@ -1,8 +1,10 @@
 package export
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/mailledger/mailledger/domain"
 )
@@ -40,8 +42,11 @@ type Request struct {
 	Workers             *int    `json:"workers"`
 }
 
-// Limits of a configuration.
+// Limits of a configuration. MaxEmailID is 2^53-1, the largest integer that JSON readers
+// and the ledger's canonical JSON (RFC 8785, IEEE-754 numbers) keep exactly: a larger id
+// would be stored as another number.
 const (
+	MaxEmailID     = 1<<53 - 1
 	MaxEmails      = 100000
 	MaxWorkers     = 32
 	DefaultWorkers = 4
@@ -71,8 +76,10 @@ func (r Request) Normalize(workerCap int) (Config, error) {
 	var v domain.ValidationError
 	c := Config{BatesDigits: DefaultDigits, IncludeNatives: true, LoadFileFormat: FormatCSV,
 		DateFormat: DateISO8601, DatDelimiters: DelimitersSpec, Workers: DefaultWorkers}
-	if r.BatesPrefix == nil || !prefixPattern.MatchString(*r.BatesPrefix) {
-		v.Add("bates_prefix", "required: 1 to 32 of A-Z a-z 0-9 _ -, starting with a letter or digit")
+	if r.BatesPrefix == nil {
+		v.Add("bates_prefix", "required: "+prefixRule)
+	} else if problem := prefixProblem(*r.BatesPrefix); problem != "" {
+		v.Add("bates_prefix", problem)
 	} else {
 		c.BatesPrefix = *r.BatesPrefix
 	}
@@ -101,6 +108,32 @@ func (r Request) Normalize(workerCap int) (Config, error) {
 	return c, v.Err()
 }
 
+// prefixRule is what a Bates prefix must be.
+const prefixRule = "1 to 32 of A-Z a-z 0-9 _ -, starting with a letter or digit"
+
+// prefixProblem says what is wrong with the Bates prefix p, "" when nothing is.
+func prefixProblem(p string) string {
+	if prefixPattern.MatchString(p) {
+		return ""
+	}
+	if p == "" {
+		return "is empty; want " + prefixRule
+	}
+	if n := utf8.RuneCountInString(p); n > 32 {
+		return fmt.Sprintf("is %d characters long; at most 32 are allowed", n)
+	}
+	for i, r := range p {
+		ok := r < utf8.RuneSelf && (r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+		if i == 0 && !ok {
+			return fmt.Sprintf("starts with %q; the first character must be a letter (A-Z, a-z) or a digit", r)
+		}
+		if !ok && r != '_' && r != '-' {
+			return fmt.Sprintf("character %q at position %d is not allowed; use A-Z a-z 0-9 _ -", r, utf8.RuneCountInString(p[:i])+1)
+		}
+	}
+	return "want " + prefixRule
+}
+
 func normalizeIDs(v *domain.ValidationError, ids []int64) []int64 {
 	if len(ids) == 0 {
 		v.Add("email_ids", "required: at least one email id")
@@ -113,8 +146,8 @@ func normalizeIDs(v *domain.ValidationError, ids []int64) []int64 {
 	seen := make(map[int64]bool, len(ids))
 	out := make([]int64, 0, len(ids))
 	for _, id := range ids {
-		if id <= 0 {
-			v.Add("email_ids", "ids are positive numbers")
+		if id <= 0 || id > MaxEmailID {
+			v.Add("email_ids", "ids are integers from 1 to 9007199254740991 (2^53-1)")
 			return nil
 		}
 		if !seen[id] {

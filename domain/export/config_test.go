@@ -120,6 +120,7 @@ func TestNormalizeRanges(t *testing.T) {
 		{"ids empty", func(r *Request) { r.EmailIDs = []int64{} }, "email_ids"},
 		{"ids zero", func(r *Request) { r.EmailIDs = []int64{1, 0} }, "email_ids"},
 		{"ids negative", func(r *Request) { r.EmailIDs = []int64{-3} }, "email_ids"},
+		{"ids beyond 2^53-1", func(r *Request) { r.EmailIDs = []int64{1, MaxEmailID + 1} }, "email_ids"},
 		{"ids at the limit", func(r *Request) { r.EmailIDs = sequence(MaxEmails) }, ""},
 		{"ids over the limit", func(r *Request) { r.EmailIDs = sequence(MaxEmails + 1) }, "email_ids"},
 	} {
@@ -167,4 +168,21 @@ func TestNormalizeDeduplicatesIDs(t *testing.T) {
 	c, err := r.Normalize(0)
 	require.NoError(t, err)
 	assert.Equal(t, []int64{5, 3, 9, 1}, c.EmailIDs)
+}
+
+func TestBatesPrefixProblemIsExplained(t *testing.T) {
+	for prefix, want := range map[string]string{
+		"":                      "is empty",
+		strings.Repeat("A", 33): "is 33 characters long; at most 32",
+		"_ABC":                  `starts with '_'; the first character must be a letter`,
+		"-ABC":                  `starts with '-'`,
+		"AB C":                  `character ' ' at position 3 is not allowed`,
+		"ABCé":                  `character 'é' at position 4 is not allowed`,
+		"AB/../C":               `character '/' at position 3`,
+	} {
+		_, err := Request{BatesPrefix: &prefix, EmailIDs: []int64{1}}.Normalize(0)
+		var v *domain.ValidationError
+		require.True(t, errors.As(err, &v), "prefix %q: got %v", prefix, err)
+		assert.Contains(t, v.Fields["bates_prefix"], want, "prefix %q", prefix)
+	}
 }
