@@ -42,6 +42,11 @@ configuration (environment; docs/operations.md says more about each):
   MAILLEDGER_DATA_DIR            ./data
   DATABASE_URL                   sqlite://$MAILLEDGER_DATA_DIR/mailledger.db (also postgres://…, mysql://…)
   HTTP_ADDR                      127.0.0.1:8080
+  HTTP_MAX_CONNECTIONS           connections served at once (1024)
+  HTTP_READ_HEADER_TIMEOUT, HTTP_BODY_TIMEOUT, HTTP_WRITE_TIMEOUT, HTTP_DOWNLOAD_WRITE_TIMEOUT,
+  HTTP_IDLE_TIMEOUT              per-request time limits (10s, 30s, 60s, 60s per write, 2m)
+  METRICS_ADDR                   serve /metrics on this separate address (unset: not served)
+  METRICS_TOKEN                  bearer token that /metrics requires; also serves it on HTTP_ADDR (unset)
   MAILLEDGER_BOOTSTRAP_ADMIN     user:password of an administrator created at start if absent
   MAILLEDGER_BOOTSTRAP_AUDITOR   user:password of an auditor created at start if absent
   MULTITENANCY                   0: everyone works in tenant "default"; 1: a user's domain is the tenant (0)
