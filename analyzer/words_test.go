@@ -48,6 +48,7 @@ func TestWords(t *testing.T) {
 		{"ligature fi", "ﬁle ﬂow oﬀer", []string{"file", "flow", "offer"}},
 		{"circled and roman numerals", "① Ⅻ", []string{"1", "xii"}},
 		{"superscript", "m²", []string{"m2"}},
+		{"mathematical letters fold after their compatibility mapping", "ℌello 𝐖𝐨𝐫𝐥𝐝", []string{"hello", "world"}},
 		{"german sharp s", "Straße STRASSE straße ẞ", []string{"strasse", "strasse", "strasse", "ss"}},
 		{"turkish dotted capital I", "İstanbul ISTANBUL ıstanbul", []string{"istanbul", "istanbul", "istanbul"}},
 		{"kelvin and angstrom signs", "\u212A \u212B", []string{"k", "a"}},
