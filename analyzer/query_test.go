@@ -104,3 +104,23 @@ func TestQueryOfATextsOwnWordsMatchesIt(t *testing.T) {
 		}
 	}
 }
+
+// A query word matches whole words only: a single letter or a word's beginning is not a
+// term of a text that holds it only inside a longer word, and a phrase is not its words
+// apart.
+func TestQueryDoesNotMatchInsideWordsOrWordsApart(t *testing.T) {
+	t.Parallel()
+	terms := map[string]bool{}
+	for _, term := range AppendTerms(nil, "apple banana report for pdf-files 東京都") {
+		terms[term] = true
+	}
+	for _, q := range []string{"a", "app", "report.pdf", `"banana apple"`, "都庁", "東"} {
+		got, err := ParseQuery(q)
+		require.NoError(t, err)
+		missing := false
+		for _, term := range got.Terms {
+			missing = missing || !terms[term]
+		}
+		assert.True(t, missing, "query %q: every term %q is among the text's terms", q, got.Terms)
+	}
+}

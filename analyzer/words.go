@@ -1,12 +1,15 @@
 package analyzer
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/cases"
+	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -57,6 +60,7 @@ const PairSeparator = " "
 // normalised words of rules 1 to 6, and for Chinese, Japanese and Korean the bigrams (or a
 // lone character). Each string emitted may be kept. Words is linear in the size of text.
 func Words(text string, emit func(word string)) {
+	var sc *wordScanner
 	for len(text) > 0 {
 		i := 0
 		for i < len(text) && wordIsASCIISeparator(text[i]) {
@@ -74,7 +78,11 @@ func Words(text string, emit func(word string)) {
 		case ascii:
 			emit(wordASCII(chunk))
 		default:
-			wordChunk(chunk, emit)
+			if sc == nil {
+				sc = wordScanners.Get().(*wordScanner)
+				defer wordScanners.Put(sc)
+			}
+			sc.chunk(chunk, emit)
 		}
 		text = text[j:]
 	}
@@ -120,38 +128,56 @@ func wordASCII(s string) string {
 	return s
 }
 
-var wordFolders = sync.Pool{New: func() any { c := cases.Fold(); return &c }}
-
-// wordFold is compatibility caseless matching's normalisation (Unicode D146, without the
-// first fold, which only matters for U+0345, folded by the second): NFKD, full case fold,
-// NFKD again.
-func wordFold(s string) string {
-	c := wordFolders.Get().(*cases.Caser)
-	s = norm.NFKD.String(c.String(norm.NFKD.String(s)))
-	wordFolders.Put(c)
-	return s
+// wordScanner normalises the runs of text that hold non-ASCII characters, in buffers it
+// keeps from one run to the next.
+type wordScanner struct {
+	fold    cases.Caser
+	a, b, w []byte
 }
 
-// wordChunk emits the words of a run of text with no ASCII separator in it.
-func wordChunk(chunk string, emit func(string)) {
-	s := wordFold(chunk)
-	buf := make([]byte, 0, len(s))
+var wordScanners = sync.Pool{New: func() any { return &wordScanner{fold: cases.Fold()} }}
+
+// normalize returns chunk in compatibility caseless form (Unicode D146, without its first
+// fold, which only matters for U+0345, folded by the second): NFKD, full case folding,
+// NFKD again. The result is valid until the next call.
+func (sc *wordScanner) normalize(chunk string) []byte {
+	sc.a = norm.NFKD.AppendString(sc.a[:0], chunk)
+	sc.b = sc.foldInto(sc.b[:0], sc.a)
+	sc.a = norm.NFKD.Append(sc.a[:0], sc.b...)
+	return sc.a
+}
+
+func (sc *wordScanner) foldInto(dst, src []byte) []byte {
+	sc.fold.Reset()
+	for {
+		dst = slices.Grow(dst, len(src)+16)
+		nDst, nSrc, err := sc.fold.Transform(dst[len(dst):cap(dst)], src, true)
+		dst, src = dst[:len(dst)+nDst], src[nSrc:]
+		if !errors.Is(err, transform.ErrShortDst) || len(src) == 0 {
+			return dst
+		}
+	}
+}
+
+// chunk emits the words of a run of text with no ASCII separator in it.
+func (sc *wordScanner) chunk(chunk string, emit func(string)) {
+	s := sc.normalize(chunk)
+	buf := sc.b[:0]
 	hasBase, strippable := false, false
 	flush := func() {
 		if hasBase {
-			wordSplitCJK(norm.NFC.String(string(buf)), emit)
+			sc.w = norm.NFC.Append(sc.w[:0], buf...)
+			wordSplitCJK(string(sc.w), emit)
 		}
 		buf, hasBase, strippable = buf[:0], false, false
 	}
-	for _, r := range s {
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		s = s[n:]
 		switch {
 		case wordIsIgnorable(r):
 		case unicode.IsLetter(r) || unicode.IsNumber(r):
-			if m, ok := wordLetterFolds[r]; ok {
-				buf = append(buf, m...)
-			} else {
-				buf = utf8.AppendRune(buf, r)
-			}
+			buf = wordAppendLetter(buf, r)
 			hasBase, strippable = true, wordMarksAreAccents(r)
 		case unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r):
 			if hasBase && !(strippable && unicode.Is(unicode.Mn, r)) {
@@ -163,12 +189,32 @@ func wordChunk(chunk string, emit func(string)) {
 		}
 	}
 	flush()
+	sc.b = buf
 }
 
-// wordLetterFolds maps the Latin letters that carry an accent-like stroke or are a
-// ligature, and have no canonical decomposition, to the letters they are typed as.
-var wordLetterFolds = map[rune]string{
-	'ø': "o", 'ł': "l", 'đ': "d", 'ħ': "h", 'ŧ': "t", 'ı': "i", 'æ': "ae", 'œ': "oe",
+// wordAppendLetter appends a letter, folding the Latin letters that carry an accent-like
+// stroke or are a ligature and have no canonical decomposition to the letters they are
+// typed as.
+func wordAppendLetter(buf []byte, r rune) []byte {
+	switch r {
+	case 'ø':
+		return append(buf, 'o')
+	case 'ł':
+		return append(buf, 'l')
+	case 'đ':
+		return append(buf, 'd')
+	case 'ħ':
+		return append(buf, 'h')
+	case 'ŧ':
+		return append(buf, 't')
+	case 'ı':
+		return append(buf, 'i')
+	case 'æ':
+		return append(buf, 'a', 'e')
+	case 'œ':
+		return append(buf, 'o', 'e')
+	}
+	return utf8.AppendRune(buf, r)
 }
 
 // wordAccentScripts are the scripts whose nonspacing marks are accents or optional vowel

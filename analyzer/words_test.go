@@ -3,6 +3,7 @@ package analyzer
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -147,4 +148,37 @@ func TestTermSetKeepsDistinctTermsAcrossTexts(t *testing.T) {
 	assert.Equal(t, 6, s.Len())
 	s.Reset()
 	assert.Empty(t, s.Terms())
+}
+
+// Case folding that lengthens text (ΐ folds to three characters, ß to two) is read whole.
+func TestWordsFoldThatLengthensText(t *testing.T) {
+	t.Parallel()
+	got := wordsOf(strings.Repeat("ΐ ß ", 3000))
+	assert.Len(t, got, 6000)
+	assert.Equal(t, []string{"ι", "ss"}, got[:2])
+	assert.Equal(t, []string{"ι", "ss"}, got[5998:])
+}
+
+// Words reads hostile text in time linear in its size: endless marks, one endless word,
+// endless CJK, case folding that lengthens text.
+func TestWordsIsLinearOnHostileInput(t *testing.T) {
+	t.Parallel()
+	const n = 1 << 20
+	for name, text := range map[string]string{
+		"marks after one letter": "a" + strings.Repeat("\u0301\u0316", n/4),
+		"marks alone":            strings.Repeat("\u0301", n/2),
+		"one long word":          strings.Repeat("é", n/2),
+		"cjk":                    strings.Repeat("東京", n/6),
+		"hangul jamo":            strings.Repeat("\u1112\u1161\u11AB", n/9),
+		"lengthening fold":       strings.Repeat("ΐ", n/2),
+		"ignorables":             strings.Repeat("a\u200d", n/4),
+		"invalid utf-8":          strings.Repeat("\xff\xfe", n/2),
+	} {
+		start := time.Now()
+		count := 0
+		Words(text, func(string) { count++ })
+		elapsed := time.Since(start)
+		assert.Less(t, elapsed, 10*time.Second, "%s: took %s", name, elapsed)
+		t.Logf("%s: %d bytes, %d words, %s", name, len(text), count, elapsed)
+	}
 }
