@@ -20,11 +20,12 @@ import (
 //  4. A line break stands for every tag except the inline ones (b, span, a, …), so words in
 //     table cells or paragraphs never run together while wo<b>r</b>d stays one word.
 //
+// NUL bytes are dropped first (the tokenizer would turn some into U+FFFD, three bytes).
 // It reads with golang.org/x/net/html's tokenizer, in time linear in len(src), and its
 // result is never longer than src by more than a byte.
 func HTMLText(src string) string {
 	var b strings.Builder
-	htmlText(&b, src, 0)
+	htmlText(&b, strings.ReplaceAll(src, "\x00", ""), 0)
 	return b.String()
 }
 
