@@ -80,7 +80,7 @@ func Words(text string, emit func(word string)) {
 		default:
 			if sc == nil {
 				sc = wordScanners.Get().(*wordScanner)
-				defer wordScanners.Put(sc)
+				defer sc.release()
 			}
 			sc.chunk(chunk, emit)
 		}
@@ -103,8 +103,9 @@ func AppendTerms(dst []string, text string) []string {
 }
 
 // wordIsASCIISeparator reports whether b is an ASCII byte that is no letter or digit.
-// Such a byte separates words whatever surrounds it: NFKC leaves ASCII alone and nothing
-// composes with it, so text can be cut there before it is normalised.
+// Such a byte separates words whatever surrounds it: NFKC leaves ASCII alone, and what a
+// mark after it may compose with it (= and U+0338 make ≠) is no letter either, so text can
+// be cut there before it is normalised.
 func wordIsASCIISeparator(b byte) bool {
 	return b < utf8.RuneSelf && !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9')
 }
@@ -136,6 +137,19 @@ type wordScanner struct {
 }
 
 var wordScanners = sync.Pool{New: func() any { return &wordScanner{fold: cases.Fold()} }}
+
+// wordScannerKeep bounds the buffers a scanner keeps for the next text.
+const wordScannerKeep = 64 << 10
+
+// release returns the scanner to the pool, without buffers grown large by a long run.
+func (sc *wordScanner) release() {
+	for _, b := range []*[]byte{&sc.a, &sc.b, &sc.w} {
+		if cap(*b) > wordScannerKeep {
+			*b = nil
+		}
+	}
+	wordScanners.Put(sc)
+}
 
 // normalize returns chunk in compatibility caseless form (Unicode D146, without its first
 // fold, which only matters for U+0345, folded by the second): NFKD, full case folding,
@@ -255,8 +269,8 @@ func wordIsCJK(r rune) bool {
 }
 
 // wordSplitCJK emits a normalised word, its Chinese, Japanese and Korean runs as bigrams
-// (a run of one character as itself) and the rest as words cut to MaxWordBytes. A mark
-// belongs to the character before it.
+// (a run of one character as itself) and the rest as words, each cut to MaxWordBytes. A
+// mark belongs to the character before it.
 func wordSplitCJK(w string, emit func(string)) {
 	start, cjk := 0, false
 	var chars []int // offsets of the characters of the current CJK run
@@ -270,10 +284,10 @@ func wordSplitCJK(w string, emit func(string)) {
 		}
 		chars = append(chars, stop)
 		if len(chars) == 2 {
-			emit(w[chars[0]:stop])
+			emit(wordCut(w[chars[0]:stop]))
 		}
 		for i := 0; i+2 < len(chars); i++ {
-			emit(w[chars[i]:chars[i+2]])
+			emit(wordCut(w[chars[i]:chars[i+2]]))
 		}
 		chars = chars[:0]
 	}

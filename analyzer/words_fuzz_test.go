@@ -15,7 +15,7 @@ func FuzzAnalyzer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s, charset string) {
 		Words(s, func(w string) {
-			if w == "" || !utf8.ValidString(w) || len(w) > 2*MaxWordBytes {
+			if w == "" || !utf8.ValidString(w) || len(w) > MaxWordBytes {
 				t.Fatalf("Words(%q): bad word %q", s, w)
 			}
 			if strings.ContainsRune(w, ' ') {

@@ -182,3 +182,16 @@ func TestWordsIsLinearOnHostileInput(t *testing.T) {
 		t.Logf("%s: %d bytes, %d words, %s", name, len(text), count, elapsed)
 	}
 }
+
+// A Chinese, Japanese or Korean character keeps its marks, but a bigram is cut like any
+// word, however many marks follow it.
+func TestWordsCutsBigramsHeavyWithMarks(t *testing.T) {
+	t.Parallel()
+	heavy := "東" + strings.Repeat("\u0301", 300) + "京都"
+	got := wordsOf(heavy)
+	assert.Len(t, got, 2)
+	for _, w := range got {
+		assert.LessOrEqual(t, len(w), MaxWordBytes, "word %q", w)
+	}
+	assert.Equal(t, "京都", got[1])
+}
