@@ -70,6 +70,11 @@ func ParseQuery(s string) (Query, error) {
 	return p.q, nil
 }
 
+// PrefixEnd returns the least string above every term that begins with prefix, in byte
+// order: prefix followed by U+10FFFF, a code point no term holds. A prefix matches the
+// terms t with prefix <= t < PrefixEnd(prefix).
+func PrefixEnd(prefix string) string { return prefix + "\U0010FFFF" }
+
 type queryParser struct {
 	q    Query
 	seen map[string]bool

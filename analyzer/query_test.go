@@ -124,3 +124,19 @@ func TestQueryDoesNotMatchInsideWordsOrWordsApart(t *testing.T) {
 		assert.True(t, missing, "query %q: every term %q is among the text's terms", q, got.Terms)
 	}
 }
+
+func TestPrefixEndBoundsTheTermsThatBeginWithThePrefix(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"inv", "пер", "resu"} {
+		end := PrefixEnd(p)
+		for _, term := range []string{p, p + "oice", p + "ß", p + "\uFFFD", p + " pair", p + "я", p + "東京"} {
+			assert.True(t, p <= term && term < end, "prefix %q: term %q outside [%q, %q)", p, term, p, end)
+		}
+		for _, term := range []string{"in", "inu", "пеп", "перь"[:len("пер")-1], "resv", "rest"} {
+			if strings.HasPrefix(term, p) {
+				continue
+			}
+			assert.False(t, p <= term && term < end, "prefix %q: term %q inside [%q, %q)", p, term, p, end)
+		}
+	}
+}
