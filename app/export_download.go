@@ -46,7 +46,8 @@ func ExportFileName(prefix, jobID string) string {
 // OpenDownload checks that a job of tenant (AllTenants for an administrator) is
 // completed (else export.ErrNotReady) and its files are there, and records the download
 // (md's actor, client IP and user agent) in the ledger and the download log, before a
-// byte is sent. Call Stream next.
+// byte is sent. Concurrent downloads of one job are all recorded, none refused: the
+// record is appended under the ledger-head lock. Call Stream next.
 func (x *Exports) OpenDownload(ctx context.Context, tenant, jobID string, md domain.Metadata) (*ExportDownload, error) {
 	j, err := x.load(ctx, tenant, jobID)
 	if err != nil {
@@ -62,7 +63,7 @@ func (x *Exports) OpenDownload(ctx context.Context, tenant, jobID string, md dom
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("%w: export %s: %v", ErrProductionMissing, jobID, err)
 	}
-	_, err = x.decide(ctx, tenant, jobID, md, func(j *export.Job) (domain.Event, error) {
+	_, err = x.decideLocked(ctx, tenant, jobID, md, func(j *export.Job) (domain.Event, error) {
 		return j.Download(md.Actor, md.ClientIP, md.UserAgent)
 	})
 	if err != nil {
