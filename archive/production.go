@@ -481,7 +481,9 @@ func (p *Production) Abort() error {
 
 // CustodianFolder makes a custodian's address safe as one folder name: lower-cased,
 // every character but a-z 0-9 . _ - @ + replaced by "_", no leading dot, at most 128
-// bytes; "unknown" when nothing is left.
+// bytes; "unknown" when nothing is left. A leading - + or @ becomes "_" too: a path
+// then never starts with a character a spreadsheet reads as a formula (the CSV load file
+// keeps paths exact), nor a command reads as an option.
 func CustodianFolder(addr string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(addr) {
@@ -493,6 +495,9 @@ func CustodianFolder(addr string) string {
 		}
 	}
 	name := strings.TrimLeft(b.String(), ".")
+	if name != "" && strings.IndexByte("-+@", name[0]) >= 0 {
+		name = "_" + name[1:]
+	}
 	if len(name) > 128 {
 		name = name[:128]
 	}

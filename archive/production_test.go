@@ -44,6 +44,10 @@ func TestCustodianFolder(t *testing.T) {
 		"ünïcode@exämple.test":       "_n_code@ex_mple.test",
 		"a/b\\c@d":                   "a_b_c@d",
 		strings.Repeat("a", 200):     strings.Repeat("a", 128),
+		"-rf@x.test":                 "_rf@x.test",
+		"+1@x.test":                  "_1@x.test",
+		"@x.test":                    "_x.test",
+		"=1+2@x.test":                "_1+2@x.test",
 	} {
 		assert.Equal(t, want, archive.CustodianFolder(in), "custodian %q", in)
 	}
