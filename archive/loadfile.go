@@ -169,8 +169,8 @@ type loadWriter struct {
 	flush func() error
 }
 
-func openLoadWriter(root *os.Root, name string) (*loadWriter, io.Writer, error) {
-	f, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+func openLoadWriter(dir *os.File, name string) (*loadWriter, io.Writer, error) {
+	f, err := createFile(dir, name, 0o640)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -183,8 +183,8 @@ const utf8BOM = "\uFEFF"
 
 // newCSVWriter writes RFC 4180 CSV with CRLF line ends after a byte-order mark, and the
 // header row.
-func newCSVWriter(root *os.Root, name string) (*loadWriter, error) {
-	w, out, err := openLoadWriter(root, name)
+func newCSVWriter(dir *os.File, name string) (*loadWriter, error) {
+	w, out, err := openLoadWriter(dir, name)
 	if err != nil {
 		return nil, err
 	}
@@ -253,8 +253,8 @@ var (
 // newDATWriter writes a DAT load file in UTF-8 with CRLF line ends, and the header row.
 // Every value is enclosed in the qualifier; a qualifier inside a value is doubled, and
 // each line break inside a value (CRLF, LF or CR) becomes the newline replacement.
-func newDATWriter(root *os.Root, name string, d datDelimiters) (*loadWriter, error) {
-	w, out, err := openLoadWriter(root, name)
+func newDATWriter(dir *os.File, name string, d datDelimiters) (*loadWriter, error) {
+	w, out, err := openLoadWriter(dir, name)
 	if err != nil {
 		return nil, err
 	}
