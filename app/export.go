@@ -19,9 +19,11 @@ import (
 )
 
 // ExportArchive is what the exports need of the archive: one message read for a
-// production. *archive.Archive implements it.
+// production, parsed (ReadDocument) or, for natives only, not (ReadNative).
+// *archive.Archive implements it.
 type ExportArchive interface {
 	ReadDocument(ctx context.Context, tenant string, id int64) (*archive.Document, error)
+	ReadNative(ctx context.Context, tenant string, id int64) (*archive.Document, error)
 	Sizes(ctx context.Context, tenant string, ids []int64) (map[int64]int64, error)
 }
 

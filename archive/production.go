@@ -162,23 +162,73 @@ func (a *Archive) ReadDocument(ctx context.Context, tenant string, id int64) (*D
 	return doc, doc.parse(a.parser, digest)
 }
 
+// ReadNative is ReadDocument for a production of natives only: the original is decrypted
+// and checked, and hashed with MD5, but not parsed; the load files' columns come from the
+// metadata stored at import (recipients in address order, attachment names without their
+// content). Its errors are ReadDocument's.
+func (a *Archive) ReadNative(ctx context.Context, tenant string, id int64) (*Document, error) {
+	m, doc, err := a.readDocumentRow(ctx, tenant, id)
+	if err != nil {
+		return nil, err
+	}
+	if doc.Msg.Attachments, err = a.attachmentNames(ctx, id, len(doc.Msg.Attachments)); err != nil {
+		return nil, err
+	}
+	raw, digest, err := a.readFile(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(doc.Msg.Attachments) > MaxAttachments {
+		return nil, fmt.Errorf("%w: message %d has %d attachments, more than %d", ErrUnreadable, id, len(doc.Msg.Attachments), MaxAttachments)
+	}
+	doc.Raw, doc.SHA256, doc.MD5 = raw, digest, md5.Sum(raw)
+	doc.Msg.Digest, doc.Msg.Size = digest, len(raw)
+	return doc, nil
+}
+
+// attachmentNames reads the stored attachment rows of a message (n of them; none read
+// when n is 0): sequence, name, type and size, without content.
+func (a *Archive) attachmentNames(ctx context.Context, id int64, n int) ([]Attachment, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	rows, err := a.db.QueryCached(ctx, `SELECT seq, name, type, size FROM attachment WHERE message_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read attachments of %d: %w", id, err)
+	}
+	defer rows.Close()
+	out := make([]Attachment, 0, n)
+	for rows.Next() {
+		var at Attachment
+		if err := rows.Scan(&at.Seq, &at.Name, &at.Type, &at.Size); err != nil {
+			return nil, fmt.Errorf("read attachments of %d: %w", id, err)
+		}
+		out = append(out, at)
+	}
+	return out, rows.Err()
+}
+
 // readDocumentRow reads a document's metadata and its participants in one query: the
-// metadata row joined with its recipient rows.
+// metadata row joined with its recipient rows. doc.Msg holds the stored metadata (with
+// len(Attachments) the stored count), which ReadDocument replaces by the parse.
 func (a *Archive) readDocumentRow(ctx context.Context, tenant string, id int64) (*Message, *Document, error) {
-	q := `SELECT m."from", m.arrived, m.digest, r."to" FROM metadata m LEFT JOIN rcpt r ON r.id = m.id
-		WHERE m.id = ? AND m.tenant_id = ? AND ` + visible
+	q := `SELECT m."from", m.arrived, m.digest, m.subject, m.sent, m.message_id, m.in_reply_to, m.refs, m.attachments, r."to", r.kind
+		FROM metadata m LEFT JOIN rcpt r ON r.id = m.id
+		WHERE m.id = ? AND m.tenant_id = ? AND ` + visible + ` ORDER BY r."to"`
 	rows, err := a.db.QueryCached(ctx, q, id, tenant)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read message %d: %w", id, err)
 	}
 	defer rows.Close()
 	m := &Message{ID: id, TenantID: tenant}
-	doc := &Document{EmailID: id}
+	doc := &Document{EmailID: id, Msg: &Parsed{}}
 	found := false
 	for rows.Next() {
-		var arrived any
-		var to sql.NullString
-		if err := rows.Scan(&m.From, &arrived, &m.Digest, &to); err != nil {
+		var arrived, sent any
+		var to, kind sql.NullString
+		var attachments int
+		p := doc.Msg
+		if err := rows.Scan(&m.From, &arrived, &m.Digest, &p.Subject, &sent, &p.MessageID, &p.InReplyTo, &p.References, &attachments, &to, &kind); err != nil {
 			return nil, nil, fmt.Errorf("read message %d: %w", id, err)
 		}
 		if !found {
@@ -186,10 +236,17 @@ func (a *Archive) readDocumentRow(ctx context.Context, tenant string, id int64) 
 			if doc.Arrived, err = database.TimeValue(arrived); err != nil {
 				return nil, nil, err
 			}
+			if sent != nil {
+				if p.Sent, err = database.TimeValue(sent); err != nil {
+					return nil, nil, err
+				}
+			}
+			p.From, p.Attachments = m.From, make([]Attachment, attachments)
 			doc.Participants = appendAddress(nil, m.From)
 		}
 		if to.Valid {
 			doc.Participants = appendAddress(doc.Participants, to.String)
+			p.addRecipient(kind.String, to.String)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -199,6 +256,20 @@ func (a *Archive) readDocumentRow(ctx context.Context, tenant string, id int64) 
 		return nil, nil, ErrNotFound
 	}
 	return m, doc, nil
+}
+
+// addRecipient adds a stored recipient of kind to the metadata.
+func (p *Parsed) addRecipient(kind, addr string) {
+	switch kind {
+	case KindTo:
+		p.To = append(p.To, addr)
+	case KindCc:
+		p.Cc = append(p.Cc, addr)
+	case KindBcc:
+		p.Bcc = append(p.Bcc, addr)
+	case KindEnvelope:
+		p.Envelope = append(p.Envelope, addr)
+	}
 }
 
 func (d *Document) parse(p *Parser, digest [32]byte) error {
