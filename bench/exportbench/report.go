@@ -32,7 +32,7 @@ type results struct {
 	nativesFloor readResult
 	natives      exportResult // the natives-only export
 	export       exportResult // the all-options export
-	zip      zipResult
+	zip          zipResult
 }
 
 // report prints the figures and whether each goal is met.
