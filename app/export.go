@@ -19,9 +19,11 @@ import (
 )
 
 // ExportArchive is what the exports need of the archive: one message read for a
-// production. *archive.Archive implements it.
+// production, parsed (ReadDocument) or, for natives only, not (ReadNative).
+// *archive.Archive implements it.
 type ExportArchive interface {
 	ReadDocument(ctx context.Context, tenant string, id int64) (*archive.Document, error)
+	ReadNative(ctx context.Context, tenant string, id int64) (*archive.Document, error)
 	Sizes(ctx context.Context, tenant string, ids []int64) (map[int64]int64, error)
 }
 
@@ -202,12 +204,54 @@ func (x *Exports) append(ctx context.Context, j *export.Job, ev domain.Event, md
 	return nil
 }
 
+// decideLocked is decide for a command that many clients send at once (a download):
+// it loads the job and appends fn's event in one transaction under the ledger-head lock,
+// so no other append comes between, and it never loses a race however many run at once.
+// It holds the lock for one read of the job's stream.
+func (x *Exports) decideLocked(ctx context.Context, tenant, jobID string, md domain.Metadata, fn func(*export.Job) (domain.Event, error)) (*export.Job, error) {
+	var j *export.Job
+	var rec eventstore.Record
+	err := x.store.DB().InTx(ctx, func(tx *database.Tx) error {
+		if err := eventstore.LockHead(ctx, tx); err != nil {
+			return err
+		}
+		recs, err := x.store.LoadTx(ctx, tx, export.StreamID(jobID))
+		if err != nil {
+			return err
+		}
+		if j, err = replay(tenant, jobID, recs); err != nil {
+			return err
+		}
+		ev, err := fn(j)
+		if err != nil {
+			return err
+		}
+		appended, err := x.store.AppendTx(ctx, tx, jobStream(j.JobID, j.TenantID), j.Version, eventstore.FromDomain(ev, md))
+		if err != nil {
+			return err
+		}
+		rec = appended[0]
+		j.Apply(ev, rec.RecordedAt)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	x.store.Notify(rec.Position)
+	return j, nil
+}
+
 // load replays a job's events; a job of another tenant, or a deleted one, is ErrNotFound.
 func (x *Exports) load(ctx context.Context, tenant, jobID string) (*export.Job, error) {
 	recs, err := x.store.Load(ctx, export.StreamID(jobID))
 	if err != nil {
 		return nil, err
 	}
+	return replay(tenant, jobID, recs)
+}
+
+// replay is the job of recs, the events of its stream; ErrNotFound as load says.
+func replay(tenant, jobID string, recs []eventstore.Record) (*export.Job, error) {
 	if len(recs) == 0 || (tenant != AllTenants && recs[0].TenantID != tenant) {
 		return nil, fmt.Errorf("%w: export %s", ErrNotFound, jobID)
 	}

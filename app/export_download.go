@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
-	"os"
 
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/domain"
@@ -20,7 +20,9 @@ var ErrProductionMissing = errors.New("export files are missing")
 type ExportDownload struct {
 	// FileName is the ZIP's file name for Content-Disposition.
 	FileName string
-	dir      string
+	root     string // DIR_EXPORT
+	tenant   string
+	jobID    string
 }
 
 // ContentType is the download's media type.
@@ -34,7 +36,7 @@ func (d *ExportDownload) ContentDisposition() string {
 // Stream writes the ZIP of the job directory straight to w (no temporary copy) and
 // returns the bytes written.
 func (d *ExportDownload) Stream(ctx context.Context, w io.Writer) (int64, error) {
-	return archive.WriteProductionZip(ctx, d.dir, w)
+	return archive.WriteProductionZip(ctx, d.root, d.tenant, d.jobID, w)
 }
 
 // ExportFileName is the download file name of a job: ediscovery-<prefix>-<job id>.zip.
@@ -46,7 +48,8 @@ func ExportFileName(prefix, jobID string) string {
 // OpenDownload checks that a job of tenant (AllTenants for an administrator) is
 // completed (else export.ErrNotReady) and its files are there, and records the download
 // (md's actor, client IP and user agent) in the ledger and the download log, before a
-// byte is sent. Call Stream next.
+// byte is sent. Concurrent downloads of one job are all recorded, none refused: the
+// record is appended under the ledger-head lock. Call Stream next.
 func (x *Exports) OpenDownload(ctx context.Context, tenant, jobID string, md domain.Metadata) (*ExportDownload, error) {
 	j, err := x.load(ctx, tenant, jobID)
 	if err != nil {
@@ -55,20 +58,19 @@ func (x *Exports) OpenDownload(ctx context.Context, tenant, jobID string, md dom
 	if j.Status != export.StatusCompleted {
 		return nil, fmt.Errorf("%w: export %s is %s", export.ErrNotReady, jobID, j.Status)
 	}
-	dir, err := archive.ProductionDir(x.cfg.Dir, j.TenantID, j.JobID)
-	if err != nil {
+	if err := archive.CheckProduction(x.cfg.Dir, j.TenantID, j.JobID); err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, archive.ErrLinkRefused) {
+			return nil, fmt.Errorf("%w: export %s: %w", ErrProductionMissing, jobID, err)
+		}
 		return nil, err
 	}
-	if _, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("%w: export %s: %v", ErrProductionMissing, jobID, err)
-	}
-	_, err = x.decide(ctx, tenant, jobID, md, func(j *export.Job) (domain.Event, error) {
+	_, err = x.decideLocked(ctx, tenant, jobID, md, func(j *export.Job) (domain.Event, error) {
 		return j.Download(md.Actor, md.ClientIP, md.UserAgent)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &ExportDownload{FileName: ExportFileName(j.Config.BatesPrefix, j.JobID), dir: dir}, nil
+	return &ExportDownload{FileName: ExportFileName(j.Config.BatesPrefix, j.JobID), root: x.cfg.Dir, tenant: j.TenantID, jobID: j.JobID}, nil
 }
 
 // Download is OpenDownload then Stream to w. Errors before the first byte leave w

@@ -40,15 +40,30 @@ type slowArchive struct {
 }
 
 func (s *slowArchive) ReadDocument(ctx context.Context, tenant string, id int64) (*archive.Document, error) {
+	if err := s.wait(ctx); err != nil {
+		return nil, err
+	}
+	return s.Archive.ReadDocument(ctx, tenant, id)
+}
+
+func (s *slowArchive) ReadNative(ctx context.Context, tenant string, id int64) (*archive.Document, error) {
+	if err := s.wait(ctx); err != nil {
+		return nil, err
+	}
+	return s.Archive.ReadNative(ctx, tenant, id)
+}
+
+// wait counts a read and pauses before it.
+func (s *slowArchive) wait(ctx context.Context) error {
 	s.reads.Add(1)
 	if pause := time.Duration(s.pause.Load()); pause > 0 {
 		select {
 		case <-time.After(pause):
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return s.Archive.ReadDocument(ctx, tenant, id)
+	return nil
 }
 
 func newExportFixture(t *testing.T, d database.Dialect, cfg app.ExportsConfig) *exportFixture {

@@ -193,7 +193,11 @@ func (r *jobRun) read(ctx context.Context, t ticket) outcome {
 		o.err = fmt.Errorf("read email sizes: %w", t.err)
 		return o
 	}
-	doc, err := r.x.arc.ReadDocument(ctx, r.job.TenantID, id)
+	read := r.x.arc.ReadDocument
+	if !r.job.Config.IncludeText && !r.job.Config.IncludeAttachments {
+		read = r.x.arc.ReadNative // nothing needs the parse: no MIME parse at all
+	}
+	doc, err := read(ctx, r.job.TenantID, id)
 	switch {
 	case errors.Is(err, archive.ErrNotFound):
 		o.item.Status, o.item.ErrorMessage = export.ItemSkipped, SkipNotFound

@@ -12,6 +12,7 @@ import (
 	"mime"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -168,8 +169,8 @@ type loadWriter struct {
 	flush func() error
 }
 
-func openLoadWriter(root *os.Root, name string) (*loadWriter, io.Writer, error) {
-	f, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+func openLoadWriter(dir *os.File, name string) (*loadWriter, io.Writer, error) {
+	f, err := createFile(dir, name, 0o640)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -182,8 +183,8 @@ const utf8BOM = "\uFEFF"
 
 // newCSVWriter writes RFC 4180 CSV with CRLF line ends after a byte-order mark, and the
 // header row.
-func newCSVWriter(root *os.Root, name string) (*loadWriter, error) {
-	w, out, err := openLoadWriter(root, name)
+func newCSVWriter(dir *os.File, name string) (*loadWriter, error) {
+	w, out, err := openLoadWriter(dir, name)
 	if err != nil {
 		return nil, err
 	}
@@ -193,12 +194,38 @@ func newCSVWriter(root *os.Root, name string) (*loadWriter, error) {
 	}
 	cw := csv.NewWriter(buf)
 	cw.UseCRLF = true
-	w.write = cw.Write
+	w.write = func(row []string) error { return cw.Write(neutraliseFormulas(row)) }
 	w.flush = func() error {
 		cw.Flush()
 		return errors.Join(cw.Error(), buf.Flush())
 	}
 	return w.withHeader()
+}
+
+// formulaStarts are the first characters that make a spreadsheet read a CSV cell as a
+// formula (OWASP's CSV injection list: = + - @, tab and carriage return).
+const formulaStarts = "=+-@\t\r"
+
+// CSVTextMark is put before a CSV cell that starts with one of formulaStarts, or with the
+// mark itself: a spreadsheet then shows the cell as text instead of running it, and a
+// reader gets the exact value back by dropping one leading mark. The DAT load file is
+// not changed.
+const CSVTextMark = '\''
+
+// neutraliseFormulas returns row with CSVTextMark before each cell that needs it; row
+// itself is not changed (a copy is made only when a cell needs the mark).
+func neutraliseFormulas(row []string) []string {
+	out := row
+	for i, v := range row {
+		if v == "" || (v[0] != CSVTextMark && strings.IndexByte(formulaStarts, v[0]) < 0) {
+			continue
+		}
+		if &out[0] == &row[0] {
+			out = slices.Clone(row)
+		}
+		out[i] = string(CSVTextMark) + v
+	}
+	return out
 }
 
 // withHeader writes the header row; on failure the file is closed.
@@ -226,8 +253,8 @@ var (
 // newDATWriter writes a DAT load file in UTF-8 with CRLF line ends, and the header row.
 // Every value is enclosed in the qualifier; a qualifier inside a value is doubled, and
 // each line break inside a value (CRLF, LF or CR) becomes the newline replacement.
-func newDATWriter(root *os.Root, name string, d datDelimiters) (*loadWriter, error) {
-	w, out, err := openLoadWriter(root, name)
+func newDATWriter(dir *os.File, name string, d datDelimiters) (*loadWriter, error) {
+	w, out, err := openLoadWriter(dir, name)
 	if err != nil {
 		return nil, err
 	}

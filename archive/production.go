@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -34,8 +35,9 @@ import (
 //
 // With ByCustodian the three folders sit under a folder named by the sender's address.
 // Every path component that comes from outside (tenant, job id, prefix, sender) is
-// checked or made safe before use, and all writes go through an os.Root of the job
-// directory, so nothing is ever written outside it.
+// checked or made safe before use, and every folder and file is reached from a
+// descriptor of DIR_EXPORT without following a symbolic link (exportdir.go), so nothing
+// is ever written outside it.
 
 // Folder and file names of a production.
 const (
@@ -77,17 +79,49 @@ func ProductionDir(root, tenant, jobID string) (string, error) {
 	return filepath.Join(root, tenant, "ediscovery", jobID), nil
 }
 
-// RemoveProduction removes a job's directory and everything in it; a missing directory
-// is not an error.
+// RemoveProduction removes a job's directory and everything in it, following no
+// symbolic link: a link planted at the job directory or inside it is removed itself, and
+// one at the tenant or ediscovery folder is ErrLinkRefused. A missing directory is not
+// an error.
 func RemoveProduction(root, tenant, jobID string) error {
-	dir, err := ProductionDir(root, tenant, jobID)
-	if err != nil {
+	if _, err := ProductionDir(root, tenant, jobID); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	parent, err := openExportDir(root, tenant, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("remove production: %w", err)
+	}
+	defer parent.Close()
+	if err := removeAll(parent, jobID); err != nil {
 		return fmt.Errorf("remove production: %w", err)
 	}
 	return nil
+}
+
+// CheckProduction returns nil when a job's directory is there, reached without a
+// symbolic link; fs.ErrNotExist when it is missing, ErrLinkRefused for a link.
+func CheckProduction(root, tenant, jobID string) error {
+	dir, err := openProductionDir(root, tenant, jobID)
+	if err != nil {
+		return err
+	}
+	return dir.Close()
+}
+
+// openProductionDir opens an existing job directory, through no link.
+func openProductionDir(root, tenant, jobID string) (*os.File, error) {
+	if _, err := ProductionDir(root, tenant, jobID); err != nil {
+		return nil, err
+	}
+	parent, err := openExportDir(root, tenant, false)
+	if err != nil {
+		return nil, err
+	}
+	defer parent.Close()
+	return openDir(parent, jobID)
 }
 
 // Document is an archived email read for a production: its metadata, its original bytes
@@ -128,24 +162,74 @@ func (a *Archive) ReadDocument(ctx context.Context, tenant string, id int64) (*D
 	return doc, doc.parse(a.parser, digest)
 }
 
+// ReadNative is ReadDocument for a production of natives only: the original is decrypted
+// and checked, and hashed with MD5, but not parsed; the load files' columns come from the
+// metadata stored at import (recipients in address order, attachment names without their
+// content). Its errors are ReadDocument's.
+func (a *Archive) ReadNative(ctx context.Context, tenant string, id int64) (*Document, error) {
+	m, doc, err := a.readDocumentRow(ctx, tenant, id)
+	if err != nil {
+		return nil, err
+	}
+	if doc.Msg.Attachments, err = a.attachmentNames(ctx, id, len(doc.Msg.Attachments)); err != nil {
+		return nil, err
+	}
+	raw, digest, err := a.readFile(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(doc.Msg.Attachments) > MaxAttachments {
+		return nil, fmt.Errorf("%w: message %d has %d attachments, more than %d", ErrUnreadable, id, len(doc.Msg.Attachments), MaxAttachments)
+	}
+	doc.Raw, doc.SHA256, doc.MD5 = raw, digest, md5.Sum(raw)
+	doc.Msg.Digest, doc.Msg.Size = digest, len(raw)
+	return doc, nil
+}
+
+// attachmentNames reads the stored attachment rows of a message (n of them; none read
+// when n is 0): sequence, name, type and size, without content.
+func (a *Archive) attachmentNames(ctx context.Context, id int64, n int) ([]Attachment, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	rows, err := a.db.QueryCached(ctx, `SELECT seq, name, type, size FROM attachment WHERE message_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read attachments of %d: %w", id, err)
+	}
+	defer rows.Close()
+	out := make([]Attachment, 0, n)
+	for rows.Next() {
+		var at Attachment
+		if err := rows.Scan(&at.Seq, &at.Name, &at.Type, &at.Size); err != nil {
+			return nil, fmt.Errorf("read attachments of %d: %w", id, err)
+		}
+		out = append(out, at)
+	}
+	return out, rows.Err()
+}
+
 // readDocumentRow reads a document's metadata and its participants in one query: the
-// metadata row joined with its recipient rows.
+// metadata row joined with its recipient rows. doc.Msg holds the stored metadata (with
+// len(Attachments) the stored count), which ReadDocument replaces by the parse.
 func (a *Archive) readDocumentRow(ctx context.Context, tenant string, id int64) (*Message, *Document, error) {
-	q := `SELECT m."from", m.arrived, m.digest, r."to" FROM metadata m LEFT JOIN rcpt r ON r.id = m.id
-		WHERE m.id = ? AND m.tenant_id = ? AND ` + visible
+	q := `SELECT m."from", m.arrived, m.digest, m.subject, m.sent, m.message_id, m.in_reply_to, m.refs, m.attachments, r."to", r.kind
+		FROM metadata m LEFT JOIN rcpt r ON r.id = m.id
+		WHERE m.id = ? AND m.tenant_id = ? AND ` + visible + ` ORDER BY r."to"`
 	rows, err := a.db.QueryCached(ctx, q, id, tenant)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read message %d: %w", id, err)
 	}
 	defer rows.Close()
 	m := &Message{ID: id, TenantID: tenant}
-	doc := &Document{EmailID: id}
+	doc := &Document{EmailID: id, Msg: &Parsed{}}
 	found := false
 	var participants []string
 	for rows.Next() {
-		var arrived any
-		var to sql.NullString
-		if err := rows.Scan(&m.From, &arrived, &m.Digest, &to); err != nil {
+		var arrived, sent any
+		var to, kind sql.NullString
+		var attachments int
+		p := doc.Msg
+		if err := rows.Scan(&m.From, &arrived, &m.Digest, &p.Subject, &sent, &p.MessageID, &p.InReplyTo, &p.References, &attachments, &to, &kind); err != nil {
 			return nil, nil, fmt.Errorf("read message %d: %w", id, err)
 		}
 		if !found {
@@ -153,10 +237,17 @@ func (a *Archive) readDocumentRow(ctx context.Context, tenant string, id int64) 
 			if doc.Arrived, err = database.TimeValue(arrived); err != nil {
 				return nil, nil, err
 			}
+			if sent != nil {
+				if p.Sent, err = database.TimeValue(sent); err != nil {
+					return nil, nil, err
+				}
+			}
+			p.From, p.Attachments = m.From, make([]Attachment, attachments)
 			participants = append(participants, m.From)
 		}
 		if to.Valid {
 			participants = append(participants, to.String)
+			p.addRecipient(kind.String, to.String)
 		}
 	}
 	doc.Participants = appendAddresses(nil, participants...) // linear in 100,000 recipients
@@ -167,6 +258,20 @@ func (a *Archive) readDocumentRow(ctx context.Context, tenant string, id int64) 
 		return nil, nil, ErrNotFound
 	}
 	return m, doc, nil
+}
+
+// addRecipient adds a stored recipient of kind to the metadata.
+func (p *Parsed) addRecipient(kind, addr string) {
+	switch kind {
+	case KindTo:
+		p.To = append(p.To, addr)
+	case KindCc:
+		p.Cc = append(p.Cc, addr)
+	case KindBcc:
+		p.Bcc = append(p.Bcc, addr)
+	case KindEnvelope:
+		p.Envelope = append(p.Envelope, addr)
+	}
 }
 
 func (d *Document) parse(p *Parser, digest [32]byte) error {
@@ -229,9 +334,11 @@ const productionWriters = 4
 // adds the documents, in Bates order; their files are written by a few goroutines of its
 // own, at most productionWriters at a time.
 type Production struct {
-	dir    string
-	root   *os.Root
-	dirFD  *os.File // the job directory, for createBeneath
+	dir    string // the job directory's path, for messages
+	root   string // DIR_EXPORT
+	tenant string
+	jobID  string
+	dirFD  *os.File // the job directory: every file is created beneath it
 	cfg    ProductionConfig
 	loads  []*loadWriter
 	dirs   map[string]bool // folders made so far
@@ -251,6 +358,8 @@ type writtenFile struct {
 
 // CreateProduction starts a production in an empty job directory (whatever an earlier,
 // interrupted run left there is removed first) and writes the load files' header rows.
+// A symbolic link at the tenant folder, the ediscovery folder or the job directory is
+// ErrLinkRefused: nothing is removed or written through it.
 func CreateProduction(root, tenant, jobID string, cfg ProductionConfig) (*Production, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -259,22 +368,16 @@ func CreateProduction(root, tenant, jobID string, cfg ProductionConfig) (*Produc
 	if err != nil {
 		return nil, err
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, fmt.Errorf("clear production: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	parent, err := openExportDir(root, tenant, true)
+	if err != nil {
 		return nil, fmt.Errorf("create production: %w", err)
 	}
-	r, err := os.OpenRoot(dir)
+	dirFD, err := createJobDir(parent, jobID)
+	parent.Close()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("create production: %w", err)
 	}
-	dirFD, err := os.Open(dir)
-	if err != nil {
-		r.Close()
-		return nil, err
-	}
-	p := &Production{dir: dir, root: r, dirFD: dirFD, cfg: cfg, dirs: map[string]bool{}}
+	p := &Production{dir: dir, root: root, tenant: tenant, jobID: jobID, dirFD: dirFD, cfg: cfg, dirs: map[string]bool{}}
 	p.writes.SetLimit(productionWriters)
 	if err := p.openLoadFiles(); err != nil {
 		_ = p.Abort()
@@ -283,12 +386,31 @@ func CreateProduction(root, tenant, jobID string, cfg ProductionConfig) (*Produc
 	return p, nil
 }
 
+// createJobDir makes the job directory jobID of parent anew and opens it; a link there is
+// ErrLinkRefused.
+func createJobDir(parent *os.File, jobID string) (*os.File, error) {
+	link, err := isLink(parent, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if link {
+		return nil, linkRefused(parent.Name() + "/" + jobID)
+	}
+	if err := removeAll(parent, jobID); err != nil {
+		return nil, err
+	}
+	if err := makeDirs(parent, jobID, 0o750); err != nil {
+		return nil, err
+	}
+	return openDir(parent, jobID)
+}
+
 // Dir is the job directory.
 func (p *Production) Dir() string { return p.dir }
 
 func (p *Production) openLoadFiles() error {
 	if p.cfg.CSV {
-		w, err := newCSVWriter(p.root, LoadFileCSV)
+		w, err := newCSVWriter(p.dirFD, LoadFileCSV)
 		if err != nil {
 			return err
 		}
@@ -299,7 +421,7 @@ func (p *Production) openLoadFiles() error {
 		if p.cfg.Concordance {
 			delims = concordanceDAT
 		}
-		w, err := newDATWriter(p.root, LoadFileDAT, delims)
+		w, err := newDATWriter(p.dirFD, LoadFileDAT, delims)
 		if err != nil {
 			return err
 		}
@@ -359,7 +481,7 @@ func (p *Production) Add(number int64, doc *Document) (string, error) {
 func (p *Production) write(folder, dir, name string, data []byte, sum *[32]byte) (string, error) {
 	rel := path.Join(folder, dir)
 	if !p.dirs[rel] {
-		if err := p.root.MkdirAll(rel, 0o750); err != nil {
+		if err := makeDirs(p.dirFD, rel, 0o750); err != nil {
 			return "", fmt.Errorf("create %s: %w", rel, err)
 		}
 		p.dirs[rel] = true
@@ -385,13 +507,10 @@ func (p *Production) write(folder, dir, name string, data []byte, sum *[32]byte)
 	return rel, nil
 }
 
-// writeFile creates the new file rel with data: through createBeneath, or os.Root where
-// the kernel lacks openat2. Either way nothing is written outside the job directory.
+// writeFile creates the new file rel with data, beneath the job directory and through
+// no link (createFile).
 func (p *Production) writeFile(rel string, data []byte) error {
-	f, err := createBeneath(p.dirFD, rel, 0o640)
-	if errors.Is(err, errors.ErrUnsupported) {
-		return p.root.WriteFile(rel, data, 0o640)
-	}
+	f, err := createFile(p.dirFD, rel, 0o640)
 	if err != nil {
 		return err
 	}
@@ -422,7 +541,7 @@ func (p *Production) Close() (map[string]string, error) {
 		p.written = append(p.written, writtenFile{path: w.name, sum: sum, size: w.size})
 	}
 	p.loads = nil
-	errs = append(errs, p.root.Close(), p.dirFD.Close())
+	errs = append(errs, p.dirFD.Close())
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -476,14 +595,15 @@ func (p *Production) Abort() error {
 		_, _ = w.close()
 	}
 	p.loads = nil
-	_ = p.root.Close()
-	_ = p.dirFD.Close()
-	return os.RemoveAll(p.dir)
+	_ = p.dirFD.Close() // already closed after Close
+	return RemoveProduction(p.root, p.tenant, p.jobID)
 }
 
 // CustodianFolder makes a custodian's address safe as one folder name: lower-cased,
 // every character but a-z 0-9 . _ - @ + replaced by "_", no leading dot, at most 128
-// bytes; "unknown" when nothing is left.
+// bytes; "unknown" when nothing is left. A leading - + or @ becomes "_" too: a path
+// then never starts with a character a spreadsheet reads as a formula (the CSV load file
+// keeps paths exact), nor a command reads as an option.
 func CustodianFolder(addr string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(addr) {
@@ -495,6 +615,9 @@ func CustodianFolder(addr string) string {
 		}
 	}
 	name := strings.TrimLeft(b.String(), ".")
+	if name != "" && strings.IndexByte("-+@", name[0]) >= 0 {
+		name = "_" + name[1:]
+	}
 	if len(name) > 128 {
 		name = name[:128]
 	}

@@ -44,6 +44,10 @@ func TestCustodianFolder(t *testing.T) {
 		"ünïcode@exämple.test":       "_n_code@ex_mple.test",
 		"a/b\\c@d":                   "a_b_c@d",
 		strings.Repeat("a", 200):     strings.Repeat("a", 128),
+		"-rf@x.test":                 "_rf@x.test",
+		"+1@x.test":                  "_1@x.test",
+		"@x.test":                    "_x.test",
+		"=1+2@x.test":                "_1+2@x.test",
 	} {
 		assert.Equal(t, want, archive.CustodianFolder(in), "custodian %q", in)
 	}
@@ -122,12 +126,12 @@ func TestProductionManifestAndZip(t *testing.T) {
 	assert.Len(t, loads, 2)
 
 	ctx := context.Background()
-	m, err := archive.ProductionManifest(ctx, p.Dir())
+	m, err := archive.ProductionManifest(ctx, root, "acme", testJob)
 	require.NoError(t, err)
 	assert.Equal(t, 7, m.Files, "2 natives, 2 texts, 1 attachment, 2 load files")
 	assert.Equal(t, m, p.Manifest(), "the manifest made while writing is the one read back")
 	var buf bytes.Buffer
-	n, err := archive.WriteProductionZip(ctx, p.Dir(), &buf)
+	n, err := archive.WriteProductionZip(ctx, root, "acme", testJob, &buf)
 	require.NoError(t, err)
 	assert.Equal(t, int64(buf.Len()), n)
 	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
@@ -150,11 +154,11 @@ func TestProductionManifestAndZip(t *testing.T) {
 
 	native := filepath.Join(p.Dir(), "bob@y.test", "NATIVES", "ZIP_0002.eml")
 	require.NoError(t, os.WriteFile(native, []byte("raw twO"), 0o600))
-	changed, err := archive.ProductionManifest(ctx, p.Dir())
+	changed, err := archive.ProductionManifest(ctx, root, "acme", testJob)
 	require.NoError(t, err)
 	assert.NotEqual(t, m.Hash, changed.Hash, "one changed byte changes the manifest")
 	require.NoError(t, os.WriteFile(native, []byte("raw two"), 0o600))
-	again, err := archive.ProductionManifest(ctx, p.Dir())
+	again, err := archive.ProductionManifest(ctx, root, "acme", testJob)
 	require.NoError(t, err)
 	assert.Equal(t, m.Hash, again.Hash, "the manifest is reproducible")
 }

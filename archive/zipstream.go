@@ -5,10 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 )
 
 // Manifest sums up the files of a production so that it can later be proven unchanged.
@@ -22,11 +25,13 @@ type Manifest struct {
 	Size  int64 // bytes of all files
 }
 
-// ProductionManifest reads every file under dir and returns its Manifest.
-func ProductionManifest(ctx context.Context, dir string) (Manifest, error) {
+// ProductionManifest reads every file of a job's directory and returns its Manifest.
+// Symbolic links are not part of a production: they are neither followed nor counted,
+// and one at the job directory (or above it, below DIR_EXPORT) is ErrLinkRefused.
+func ProductionManifest(ctx context.Context, root, tenant, jobID string) (Manifest, error) {
 	var m Manifest
 	outer := sha256.New()
-	err := walkFiles(ctx, dir, func(name string, f fs.File, info fs.FileInfo) error {
+	err := walkFiles(ctx, root, tenant, jobID, func(name string, f fs.File, info fs.FileInfo) error {
 		h := sha256.New()
 		if _, err := io.Copy(h, f); err != nil {
 			return fmt.Errorf("hash %s: %w", name, err)
@@ -43,14 +48,15 @@ func ProductionManifest(ctx context.Context, dir string) (Manifest, error) {
 	return m, nil
 }
 
-// WriteProductionZip streams every file under dir to w as a ZIP archive, in the
-// manifest's order, paths relative to dir. Entries are stored uncompressed and read one
-// buffer at a time: nothing is copied to a temporary file and memory stays small
-// whatever the production's size. It returns the bytes written.
-func WriteProductionZip(ctx context.Context, dir string, w io.Writer) (int64, error) {
+// WriteProductionZip streams every file of a job's directory to w as a ZIP archive, in
+// the manifest's order, paths relative to the job directory. Entries are stored
+// uncompressed and read one buffer at a time: nothing is copied to a temporary file and
+// memory stays small whatever the production's size. Symbolic links are left out, never
+// followed, as ProductionManifest says. It returns the bytes written.
+func WriteProductionZip(ctx context.Context, root, tenant, jobID string, w io.Writer) (int64, error) {
 	cw := &countingWriter{w: w}
 	zw := zip.NewWriter(cw)
-	err := walkFiles(ctx, dir, func(name string, f fs.File, info fs.FileInfo) error {
+	err := walkFiles(ctx, root, tenant, jobID, func(name string, f fs.File, info fs.FileInfo) error {
 		hdr := &zip.FileHeader{Name: name, Method: zip.Store, Modified: info.ModTime().UTC()}
 		hdr.SetMode(0o644)
 		entry, err := zw.CreateHeader(hdr)
@@ -68,36 +74,63 @@ func WriteProductionZip(ctx context.Context, dir string, w io.Writer) (int64, er
 	return cw.n, zw.Close()
 }
 
-// walkFiles calls fn with every regular file under dir, opened, in WalkDir order. The
-// walk cannot leave dir: it goes through an os.Root.
-func walkFiles(ctx context.Context, dir string, fn func(name string, f fs.File, info fs.FileInfo) error) error {
-	root, err := os.OpenRoot(dir)
+// walkFiles calls fn with every regular file of a job's directory, opened, in WalkDir
+// order (each folder's entries sorted by name, a folder's files before the next entry).
+// Every folder and file is opened beneath the job directory's descriptor through no
+// link; links are skipped.
+func walkFiles(ctx context.Context, root, tenant, jobID string, fn func(name string, f fs.File, info fs.FileInfo) error) error {
+	dir, err := openProductionDir(root, tenant, jobID)
 	if err != nil {
 		return fmt.Errorf("open production: %w", err)
 	}
-	defer root.Close()
-	fsys := root.FS()
-	return fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
+	defer dir.Close()
+	return walkProduction(ctx, dir, "", fn)
+}
+
+func walkProduction(ctx context.Context, dir *os.File, prefix string, fn func(name string, f fs.File, info fs.FileInfo) error) error {
+	entries, err := dir.ReadDir(-1)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", dir.Name(), err)
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !d.Type().IsRegular() {
-			return nil
+		name := prefix + e.Name()
+		switch {
+		case e.IsDir():
+			sub, err := openDir(dir, e.Name())
+			if err != nil {
+				return err
+			}
+			err = walkProduction(ctx, sub, name+"/", fn)
+			if err = errors.Join(err, sub.Close()); err != nil {
+				return err
+			}
+		case e.Type().IsRegular():
+			if err := walkFile(dir, e.Name(), name, fn); err != nil {
+				return err
+			}
 		}
-		f, err := fsys.Open(name)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		info, err := f.Stat()
-		if err != nil {
-			return err
-		}
-		return fn(name, f, info)
-	})
+	}
+	return nil
+}
+
+func walkFile(dir *os.File, base, name string, fn func(name string, f fs.File, info fs.FileInfo) error) error {
+	f, err := openFile(dir, base)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return nil
+	}
+	return fn(name, f, info)
 }
 
 type countingWriter struct {

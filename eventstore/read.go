@@ -90,7 +90,18 @@ func scanRecord(rows *sql.Rows, r *Record) error {
 
 // ReadAllTx is ReadAll inside tx (used by projection rebuilds).
 func (s *Store) ReadAllTx(ctx context.Context, tx *database.Tx, after int64, limit int) ([]Record, error) {
-	rows, err := tx.Query(ctx, selectEvents+`WHERE position > ? ORDER BY position LIMIT ?`, after, limit)
+	return s.queryTx(ctx, tx, selectEvents+`WHERE position > ? ORDER BY position LIMIT ?`, after, limit)
+}
+
+// LoadTx is Load inside tx. After LockHead in the same tx no append can change the stream
+// before tx ends, so a decision taken on what LoadTx returns cannot lose a race.
+func (s *Store) LoadTx(ctx context.Context, tx *database.Tx, streamID string) ([]Record, error) {
+	return s.queryTx(ctx, tx, selectEvents+`WHERE stream_id = ? ORDER BY stream_version`, streamID)
+}
+
+// queryTx reads records inside tx, upcast.
+func (s *Store) queryTx(ctx context.Context, tx *database.Tx, q string, args ...any) ([]Record, error) {
+	rows, err := tx.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
 	}

@@ -94,12 +94,26 @@ type pausingArchive struct {
 }
 
 func (p *pausingArchive) ReadDocument(ctx context.Context, tenant string, id int64) (*archive.Document, error) {
-	select {
-	case <-time.After(time.Duration(p.pause.Load())):
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := p.wait(ctx); err != nil {
+		return nil, err
 	}
 	return p.Archive.ReadDocument(ctx, tenant, id)
+}
+
+func (p *pausingArchive) ReadNative(ctx context.Context, tenant string, id int64) (*archive.Document, error) {
+	if err := p.wait(ctx); err != nil {
+		return nil, err
+	}
+	return p.Archive.ReadNative(ctx, tenant, id)
+}
+
+func (p *pausingArchive) wait(ctx context.Context) error {
+	select {
+	case <-time.After(time.Duration(p.pause.Load())):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // newExportFixture serves the API with the users of newFixture (the auditor's tenant is

@@ -69,6 +69,9 @@ func (e *benchEnv) documentOne(ctx context.Context, id int64) (int, error) {
 	return len(doc.Raw), nil
 }
 
+// md5Sink receives a byte of each floor MD5.
+var md5Sink atomic.Uint64
+
 // floorDoc is what an export writes for one email besides its native: its text and its
 // decoded attachments, prepared before the floor pass is timed.
 type floorDoc struct {
@@ -108,6 +111,12 @@ func floorOne(e *benchEnv, dir string, docs map[int64]*floorDoc, hashes bool) fu
 		if err != nil {
 			return 0, err
 		}
+		name := strconv.FormatInt(id, 10)
+		if docs == nil { // natives only: the MD5 of the native and its file
+			sum := md5.Sum(raw)
+			md5Sink.Add(uint64(sum[0])) // kept, so the hash is not optimised away
+			return len(raw), os.WriteFile(filepath.Join(dir, "NATIVES", name+".eml"), raw, 0o640)
+		}
 		d := docs[id]
 		if hashes {
 			d.sums, d.digests = append(d.sums[:0], md5.Sum(raw)), d.digests[:0]
@@ -116,7 +125,6 @@ func floorOne(e *benchEnv, dir string, docs map[int64]*floorDoc, hashes bool) fu
 				d.digests = append(d.digests, sha256.Sum256(a))
 			}
 		}
-		name := strconv.FormatInt(id, 10)
 		if err := os.WriteFile(filepath.Join(dir, "NATIVES", name+".eml"), raw, 0o640); err != nil {
 			return 0, err
 		}
@@ -133,36 +141,36 @@ func floorOne(e *benchEnv, dir string, docs map[int64]*floorDoc, hashes bool) fu
 }
 
 // floorPass prepares the documents, then times floorOne over every id in a fresh directory
-// under work. The directory stays until the run's work directory is removed at the end:
-// removing 23,000 files just before the export would slow the export's own file creation
-// on a file system without a journal, where ext4 skips recently freed inodes one by one
-// (see "Export" in docs/performance.md).
-func (e *benchEnv) floorPass(ctx context.Context, readers int, work string) (floor, hashed readResult, err error) {
+// under work: without hashes, with the load files' hashes, and for natives only (decrypt,
+// MD5, the native's file: the floor of a natives-only production). The directories stay
+// until the run's work directory is removed at the end: removing 23,000 files just before
+// the export would slow the export's own file creation on a file system without a
+// journal, where ext4 skips recently freed inodes one by one (see "Export" in
+// docs/performance.md).
+func (e *benchEnv) floorPass(ctx context.Context, readers int, work string) (floor, hashed, natives readResult, err error) {
 	docs, err := e.prepareFloor(ctx, e.ids)
 	if err != nil {
-		return floor, hashed, err
+		return floor, hashed, natives, err
 	}
-	for _, hashes := range []bool{false, true} {
+	for _, pass := range []struct {
+		res    *readResult
+		docs   map[int64]*floorDoc
+		hashes bool
+	}{{&floor, docs, false}, {&hashed, docs, true}, {&natives, nil, true}} {
 		dir, err := os.MkdirTemp(work, "floor-")
 		if err != nil {
-			return floor, hashed, err
+			return floor, hashed, natives, err
 		}
 		for _, sub := range []string{"NATIVES", "TEXT", "ATTACHMENTS"} {
 			if err := os.Mkdir(filepath.Join(dir, sub), 0o750); err != nil {
-				return floor, hashed, err
+				return floor, hashed, natives, err
 			}
 		}
-		res, err := readAll(ctx, readers, e.ids, floorOne(e, dir, docs, hashes))
-		if err != nil {
-			return floor, hashed, err
-		}
-		if hashes {
-			hashed = res
-		} else {
-			floor = res
+		if *pass.res, err = readAll(ctx, readers, e.ids, floorOne(e, dir, pass.docs, pass.hashes)); err != nil {
+			return floor, hashed, natives, err
 		}
 	}
-	return floor, hashed, nil
+	return floor, hashed, natives, nil
 }
 
 // exportResult is the timed export and what it produced.
@@ -214,9 +222,15 @@ func (e *benchEnv) startExports(ctx context.Context, workers int) (*exporter, er
 	}}, nil
 }
 
-// request is the benchmark's export: every option that writes files on, both load files.
-func request(ids []int64, workers int) export.Request {
+// request is the benchmark's all-options export (every option that writes files on,
+// both load files), or with nativesOnly the natives-only one (natives and the CSV).
+func request(ids []int64, workers int, nativesOnly bool) export.Request {
 	on, both, prefix := true, export.FormatBoth, "BENCH"
+	if nativesOnly {
+		off, csv, prefix := false, export.FormatCSV, "NATIVE"
+		return export.Request{BatesPrefix: &prefix, IncludeNatives: &on, IncludeText: &off, IncludeAttachments: &off,
+			LoadFileFormat: &csv, EmailIDs: ids, Workers: &workers}
+	}
 	return export.Request{BatesPrefix: &prefix, IncludeNatives: &on, IncludeText: &on, IncludeAttachments: &on,
 		LoadFileFormat: &both, EmailIDs: ids, Workers: &workers}
 }
@@ -225,13 +239,13 @@ func request(ids []int64, workers int) export.Request {
 // runs from the create call to the moment the job is seen completed (polled every 20 ms:
 // each poll reads the job's configuration, whose 10,000 ids cost about 0.5 ms to decode):
 // it includes the admission by the background consumer, as a client sees it.
-func (e *benchEnv) runExport(ctx context.Context, ex *exporter, workers int) (exportResult, error) {
+func (e *benchEnv) runExport(ctx context.Context, ex *exporter, workers int, nativesOnly bool) (exportResult, error) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	res := exportResult{rssReset: os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil}
 	stopSampling := sampleHeap(&res.heapPeak)
 	start, cpu := time.Now(), processCPU()
-	v, err := ex.x.Create(ctx, tenant, request(e.ids, workers), domain.Metadata{Actor: "exportbench"})
+	v, err := ex.x.Create(ctx, tenant, request(e.ids, workers, nativesOnly), domain.Metadata{Actor: "exportbench"})
 	if err != nil {
 		stopSampling()
 		return res, err

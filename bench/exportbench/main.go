@@ -46,7 +46,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.rounds, "rounds", 3, "rounds of each ZIP measurement (the median is reported)")
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the database, the store and the production")
 	fs.StringVar(&c.zipCmd, "zip", "zip", "the zip command to compare the download with (skipped when not found)")
-	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the export (only) to this file")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the two exports (only) to this file")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (database, store, production) and print its path")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func measure(ctx context.Context, cfg *config, env *benchEnv, out io.Writer) (*r
 	if res.parse, err = readAll(ctx, cfg.readers, env.ids, env.documentOne); err != nil {
 		return nil, fmt.Errorf("read and parse: %w", err)
 	}
-	if res.floor, res.hashed, err = env.floorPass(ctx, cfg.readers, env.dir); err != nil {
+	if res.floor, res.hashed, res.nativesFloor, err = env.floorPass(ctx, cfg.readers, env.dir); err != nil {
 		return nil, fmt.Errorf("floor pass: %w", err)
 	}
 	if err := decrypt(); err != nil {
@@ -126,12 +126,16 @@ func measure(ctx context.Context, cfg *config, env *benchEnv, out io.Writer) (*r
 	if err != nil {
 		return nil, err
 	}
-	res.export, err = env.runExport(ctx, ex, cfg.workers)
+	res.natives, err = env.runExport(ctx, ex, cfg.workers, true)
+	if err == nil {
+		fmt.Fprintf(out, "natives-only export done: %s, %s\n", res.natives.status, res.natives.took.Round(time.Millisecond))
+		res.export, err = env.runExport(ctx, ex, cfg.workers, false)
+	}
 	stopProfile()
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	fmt.Fprintf(out, "export done: %s, %s\n", res.export.status, res.export.took.Round(time.Millisecond))
+	fmt.Fprintf(out, "all-options export done: %s, %s\n", res.export.status, res.export.took.Round(time.Millisecond))
 	if err := decrypt(); err != nil {
 		return nil, err
 	}

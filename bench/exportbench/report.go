@@ -12,10 +12,10 @@ import (
 	"github.com/mailledger/mailledger/bench/internal/benchenv"
 )
 
-// Goals of issue 5.
+// Goals of issues 5 and 10.
 const (
 	goalExportRate  = 1000      // emails/s
-	goalRatio       = 0.5       // of the decrypt-only rate
+	goalFloorRatio  = 0.8       // of the floor measured in the same run
 	goalPeakMemory  = 512 << 20 // bytes
 	mebibyte        = 1 << 20
 	megabytePerByte = 1e-6
@@ -28,8 +28,11 @@ type results struct {
 	parse    readResult
 	floor    readResult // decrypt + the same file creations, nothing parsed (floorOne)
 	hashed   readResult // the floor plus the load files' MD5s and the attachments' SHA-256s
-	export   exportResult
-	zip      zipResult
+	// nativesFloor is decrypt + MD5 + create the native's file: a natives-only floor.
+	nativesFloor readResult
+	natives      exportResult // the natives-only export
+	export       exportResult // the all-options export
+	zip          zipResult
 }
 
 // report prints the figures and whether each goal is met.
@@ -61,13 +64,9 @@ func report(out io.Writer, cfg *config, env *benchEnv, r *results) {
 	fmt.Fprintf(out, "CPU-bound ceilings on %d idle cores: decrypt-only %.0f, read+parse %.0f, export %.0f emails/s\n", runtime.NumCPU(),
 		ceiling(r.decrypt.cpu, r.decrypt.n), ceiling(r.parse.cpu, r.parse.n), ceiling(r.export.cpu, len(env.ids)))
 	fmt.Fprintf(out, "CPU used by this process during the export: %.2f of %d cores\n", r.export.cpu.Seconds()/r.export.took.Seconds(), runtime.NumCPU())
-	fmt.Fprintf(out, "export / decrypt-only: %.2f (the floor, the best any export could do here: %.2f; with the required hashes: %.2f)\n", ratio,
+	fmt.Fprintf(out, "(old measure) all-options export / decrypt-only: %.2f (the floor: %.2f; with the required hashes: %.2f)\n", ratio,
 		rate(n, r.floor.took)/max(decryptRate, 1e-9), rate(n, r.hashed.took)/max(decryptRate, 1e-9))
-	cpuRatio := func(p readResult, cpu time.Duration, count int) float64 {
-		return perEmail(p.cpu, p.n) / max(perEmail(cpu, count), 1e-9)
-	}
-	fmt.Fprintf(out, "the same by CPU per email (less sensitive to what else runs): export %.2f, floor %.2f, floor with hashes %.2f\n",
-		cpuRatio(r.decrypt, r.export.cpu, len(env.ids)), cpuRatio(r.decrypt, r.floor.cpu, r.floor.n), cpuRatio(r.decrypt, r.hashed.cpu, r.hashed.n))
+	reportAgainstFloors(out, cfg, n, r)
 	rss := "n/a"
 	if r.export.rssPeak > 0 {
 		rss = fmt.Sprintf("%.0f MiB", float64(r.export.rssPeak)/mebibyte)
@@ -76,10 +75,29 @@ func report(out io.Writer, cfg *config, env *benchEnv, r *results) {
 		}
 	}
 	fmt.Fprintf(out, "peak memory during the export: HeapInuse %.0f MiB, VmHWM %s\n", float64(r.export.heapPeak)/mebibyte, rss)
-	fmt.Fprintf(out, "goal >= %d emails/s: %s; goal >= %.0f%% of decrypt-only: %s; goal peak < 512 MiB: %s\n",
-		goalExportRate, benchenv.Met(exportRate >= goalExportRate), goalRatio*100, benchenv.Met(ratio >= goalRatio),
+	fmt.Fprintf(out, "goal >= %d emails/s: %s; goal peak < 512 MiB: %s\n",
+		goalExportRate, benchenv.Met(exportRate >= goalExportRate),
 		benchenv.Met(max(r.export.heapPeak, r.export.rssPeak) < goalPeakMemory))
 	reportZip(out, cfg, r)
+}
+
+// reportAgainstFloors prints each export against its floor from the same run: the
+// natives-only export against decrypt + MD5 + create the native, the all-options export
+// against decrypt + the required hashes + create the same files.
+func reportAgainstFloors(out io.Writer, cfg *config, n float64, r *results) {
+	nativesRate, nativesFloor := rate(n, r.natives.took), rate(n, r.nativesFloor.took)
+	allRate, allFloor := rate(n, r.export.took), rate(n, r.hashed.took)
+	fmt.Fprintf(out, "\n== against the floor of the same run (%d workers, floors on %d goroutines)\n", cfg.workers, cfg.readers)
+	fmt.Fprintf(out, "natives-only floor (decrypt + MD5 + create the native): %8.0f emails/s  (%s; CPU %.2f ms/email)\n",
+		nativesFloor, r.nativesFloor.took.Round(1e6), perEmail(r.nativesFloor.cpu, r.nativesFloor.n))
+	fmt.Fprintf(out, "natives-only export (natives + CSV), create to completed: %8.0f emails/s  (%s; CPU %.2f ms/email), %d processed, %d failed\n",
+		nativesRate, r.natives.took.Round(1e6), perEmail(r.natives.cpu, int(n)), r.natives.processed, r.natives.failed)
+	fmt.Fprintf(out, "all-options floor (decrypt + hashes + create the same files): %8.0f emails/s\n", allFloor)
+	fmt.Fprintf(out, "all-options export: %8.0f emails/s\n", allRate)
+	nr, ar := nativesRate/max(nativesFloor, 1e-9), allRate/max(allFloor, 1e-9)
+	fmt.Fprintf(out, "natives-only export / its floor: %.2f; all-options export / its floor: %.2f\n", nr, ar)
+	fmt.Fprintf(out, "goal natives-only >= %.1f of its floor: %s; all-options against its floor: %.2f (reported)\n",
+		goalFloorRatio, benchenv.Met(nr >= goalFloorRatio), ar)
 }
 
 // ceiling is the rate at which every core would do nothing but this work.
