@@ -160,13 +160,14 @@ func (r *jobRun) dispatch(ctx context.Context, tokens chan struct{}, tickets cha
 		if i%sizeChunk == 0 {
 			sizes, t.err = r.x.arc.Sizes(ctx, r.job.TenantID, ids[i:min(i+sizeChunk, len(ids))])
 		}
-		if size, ok := sizes[ids[i]]; ok && t.err == nil {
-			t.weight = min(max(size, 1), r.x.cfg.MaxInFlightBytes)
+		size := int64(1)
+		if s, ok := sizes[ids[i]]; ok && t.err == nil {
+			size = s
 		}
-		if err := r.x.memory.Acquire(ctx, t.weight); err != nil {
+		var err error
+		if t.weight, err = r.x.memory.Acquire(ctx, size); err != nil {
 			return
 		}
-		r.x.inFlight.Add(t.weight)
 		select {
 		case tickets <- t:
 		case <-ctx.Done():
@@ -178,10 +179,7 @@ func (r *jobRun) dispatch(ctx context.Context, tokens chan struct{}, tickets cha
 
 // release gives weight bytes back to the memory budget.
 func (r *jobRun) release(weight int64) {
-	if weight > 0 {
-		r.x.inFlight.Add(-weight)
-		r.x.memory.Release(weight)
-	}
+	r.x.memory.Release(weight)
 }
 
 // read reads and checks one email: skipped when it is not a visible message of the tenant
