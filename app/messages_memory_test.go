@@ -56,6 +56,9 @@ func heapAlloc() int64 {
 // today's parser: 171 MiB measured; without the budget the parses overlap, 365 MiB on two
 // busy cores and more on more cores).
 func TestConcurrentTextReadsShareTheBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIP: 8 parses of a 24 MB message; not with -short")
+	}
 	const size = 24 << 20
 	f := newErasureFixture(t, database.SQLite)
 	id := f.archiveMail("acme", []archivetest.Mail{textMail(1, size, "a line of the long message")})[0]
@@ -88,6 +91,9 @@ func TestConcurrentTextReadsShareTheBudget(t *testing.T) {
 // holds a bounded stream, not the message: the live heap grows by far less than its size,
 // and it holds at most archive.StreamMemory of the budget until it closes.
 func TestSlowRawReaderHoldsNoCopy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIP: a 48 MB message; not with -short")
+	}
 	const size = 48 << 20
 	f := newErasureFixture(t, database.SQLite)
 	mail := textMail(2, size, "another line, with a number to keep it from compressing to nothing")
