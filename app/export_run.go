@@ -28,8 +28,12 @@ var errStopped = errors.New("export is no longer running")
 // writer takes their outcomes in email_ids order, numbers the produced ones, writes them
 // and records the items in batches.
 type jobRun struct {
-	x       *Exports
+	x *Exports
+	// job is the writer's: record replaces it after a lost race. The workers and the
+	// dispatcher read ids and tenant instead, which no event changes.
 	job     *export.Job
+	ids     []int64
+	tenant  string
 	prod    *archive.Production
 	next    int64 // the next Bates number
 	batch   []export.Item
@@ -56,7 +60,7 @@ func (x *Exports) runJob(ctx context.Context, jobID string) {
 		}
 		return
 	}
-	r := &jobRun{x: x, job: j, next: j.NextBates(), flushed: time.Now()}
+	r := &jobRun{x: x, job: j, ids: j.Config.EmailIDs, tenant: j.TenantID, next: j.NextBates(), flushed: time.Now()}
 	err = r.run(ctx)
 	r.finish(ctx, err)
 }
@@ -148,7 +152,7 @@ const sizeChunk = 500
 // weight (its size, at most the whole budget) is taken from the memory budget.
 func (r *jobRun) dispatch(ctx context.Context, tokens chan struct{}, tickets chan<- ticket) {
 	defer close(tickets)
-	ids := r.job.Config.EmailIDs
+	ids := r.ids
 	var sizes map[int64]int64
 	for i := range ids {
 		select {
@@ -158,7 +162,7 @@ func (r *jobRun) dispatch(ctx context.Context, tokens chan struct{}, tickets cha
 		}
 		t := ticket{index: i, weight: 1}
 		if i%sizeChunk == 0 {
-			sizes, t.err = r.x.arc.Sizes(ctx, r.job.TenantID, ids[i:min(i+sizeChunk, len(ids))])
+			sizes, t.err = r.x.arc.Sizes(ctx, r.tenant, ids[i:min(i+sizeChunk, len(ids))])
 		}
 		size := int64(1)
 		if s, ok := sizes[ids[i]]; ok && t.err == nil {
@@ -185,13 +189,13 @@ func (r *jobRun) release(weight int64) {
 // read reads and checks one email: skipped when it is not a visible message of the tenant
 // or an erasure is about to remove it, failed when its file fails the checks.
 func (r *jobRun) read(ctx context.Context, t ticket) outcome {
-	id := r.job.Config.EmailIDs[t.index]
+	id := r.ids[t.index]
 	o := outcome{index: t.index, weight: t.weight, item: export.Item{EmailID: id}}
 	if t.err != nil {
 		o.err = fmt.Errorf("read email sizes: %w", t.err)
 		return o
 	}
-	doc, err := r.x.arc.ReadDocument(ctx, r.job.TenantID, id)
+	doc, err := r.x.arc.ReadDocument(ctx, r.tenant, id)
 	switch {
 	case errors.Is(err, archive.ErrNotFound):
 		o.item.Status, o.item.ErrorMessage = export.ItemSkipped, SkipNotFound
