@@ -96,8 +96,14 @@ func (a *Application) addArchiveUses(store *eventstore.Store, o options) error {
 		}
 		return nil
 	}
+	// One memory budget for the exports and the message reads.
+	budget := NewMemoryBudget(DefaultMaxInFlightBytes)
+	if o.exports != nil {
+		budget = NewMemoryBudget(o.exports.MaxInFlightBytes)
+		o.exports.Budget = budget
+	}
 	var err error
-	if a.Messages, err = NewMessages(o.archive, store); err != nil {
+	if a.Messages, err = NewMessages(o.archive, store, MessagesConfig{Budget: budget}); err != nil {
 		return err
 	}
 	if a.Erasure, err = NewErasure(store, o.archive, o.erasure...); err != nil {

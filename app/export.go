@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/google/uuid"
-	"golang.org/x/sync/semaphore"
-
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/domain"
@@ -39,9 +36,8 @@ type Exports struct {
 	cfg   ExportsConfig
 
 	// memory is the byte budget of every running job's emails in memory at once
-	// (MaxInFlightBytes of originals); inFlight is what the jobs hold of it now.
-	memory   *semaphore.Weighted
-	inFlight atomic.Int64
+	// (MaxInFlightBytes of originals), shared with the message reads (ExportsConfig.Budget).
+	memory *MemoryBudget
 
 	mu      sync.Mutex
 	runCtx  context.Context // set while Run runs, once interrupted jobs are recovered
@@ -65,12 +61,17 @@ func NewExports(store *eventstore.Store, arc ExportArchive, cfg ExportsConfig) (
 		return nil, err
 	}
 	cfg.setDefaults()
-	return &Exports{store: store, arc: arc, cfg: cfg, runners: map[string]*runner{}, memory: semaphore.NewWeighted(cfg.MaxInFlightBytes)}, nil
+	memory := cfg.Budget
+	if memory == nil {
+		memory = NewMemoryBudget(cfg.MaxInFlightBytes)
+	}
+	return &Exports{store: store, arc: arc, cfg: cfg, runners: map[string]*runner{}, memory: memory}, nil
 }
 
-// InFlightBytes is how many bytes of originals the running jobs hold in memory now: the
-// emails read or being read and not yet written. It never exceeds MaxInFlightBytes.
-func (x *Exports) InFlightBytes() int64 { return x.inFlight.Load() }
+// InFlightBytes is how many bytes of originals the running jobs (and the message reads
+// that share their budget) hold in memory now: the emails read or being read and not yet
+// written. It never exceeds the budget's size.
+func (x *Exports) InFlightBytes() int64 { return x.memory.InUse() }
 
 // Create records a new pending export job of tenant, configured by req (validated and
 // completed with the defaults of docs/api.md; every problem at once in a *domain.ValidationError).

@@ -62,6 +62,9 @@ func jobIDOf(rec eventstore.Record) string {
 // this process has stopped: a job interrupted by the shutdown is failed the same way.
 func (x *Exports) Run(ctx context.Context) error {
 	if err := x.recoverInterrupted(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting: a shutdown, not a failure
+		}
 		return err
 	}
 	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -74,6 +77,9 @@ func (x *Exports) Run(ctx context.Context) error {
 	x.runCtx = runCtx
 	x.mu.Unlock()
 	err := x.admit(ctx)
+	if ctx.Err() != nil {
+		err = nil // stopped while admitting: a shutdown, not a failure
+	}
 	if err == nil {
 		<-ctx.Done()
 	}

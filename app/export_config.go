@@ -48,6 +48,10 @@ type ExportsConfig struct {
 	// MaxInFlightBytes bounds the bytes of originals that the running jobs hold in memory
 	// at once (DefaultMaxInFlightBytes when 0). A larger email is read alone.
 	MaxInFlightBytes int64
+	// Budget, when set, is the memory budget the jobs take their bytes from, shared with
+	// the message reads (New shares one of MaxInFlightBytes); nil gives the jobs a budget
+	// of MaxInFlightBytes of their own.
+	Budget *MemoryBudget
 	// Logger receives the runner's log; slog.Default() when nil.
 	Logger *slog.Logger
 }

@@ -28,8 +28,15 @@ var errStopped = errors.New("export is no longer running")
 // writer takes their outcomes in email_ids order, numbers the produced ones, writes them
 // and records the items in batches.
 type jobRun struct {
-	x       *Exports
-	job     *export.Job
+	x *Exports
+	// job is the writer's: record replaces it after a lost race. The workers and the
+	// dispatcher read ids, tenant and readDoc instead, which no event changes.
+	job    *export.Job
+	ids    []int64
+	tenant string
+	// readDoc is how a worker reads one email: Archive.ReadNative when the production holds
+	// natives only (no MIME parse at all), else Archive.ReadDocument.
+	readDoc func(ctx context.Context, tenant string, id int64) (*archive.Document, error)
 	prod    *archive.Production
 	next    int64 // the next Bates number
 	batch   []export.Item
@@ -56,7 +63,11 @@ func (x *Exports) runJob(ctx context.Context, jobID string) {
 		}
 		return
 	}
-	r := &jobRun{x: x, job: j, next: j.NextBates(), flushed: time.Now()}
+	r := &jobRun{x: x, job: j, ids: j.Config.EmailIDs, tenant: j.TenantID, readDoc: x.arc.ReadDocument,
+		next: j.NextBates(), flushed: time.Now()}
+	if !j.Config.IncludeText && !j.Config.IncludeAttachments {
+		r.readDoc = x.arc.ReadNative
+	}
 	err = r.run(ctx)
 	r.finish(ctx, err)
 }
@@ -148,7 +159,7 @@ const sizeChunk = 500
 // weight (its size, at most the whole budget) is taken from the memory budget.
 func (r *jobRun) dispatch(ctx context.Context, tokens chan struct{}, tickets chan<- ticket) {
 	defer close(tickets)
-	ids := r.job.Config.EmailIDs
+	ids := r.ids
 	var sizes map[int64]int64
 	for i := range ids {
 		select {
@@ -158,15 +169,16 @@ func (r *jobRun) dispatch(ctx context.Context, tokens chan struct{}, tickets cha
 		}
 		t := ticket{index: i, weight: 1}
 		if i%sizeChunk == 0 {
-			sizes, t.err = r.x.arc.Sizes(ctx, r.job.TenantID, ids[i:min(i+sizeChunk, len(ids))])
+			sizes, t.err = r.x.arc.Sizes(ctx, r.tenant, ids[i:min(i+sizeChunk, len(ids))])
 		}
-		if size, ok := sizes[ids[i]]; ok && t.err == nil {
-			t.weight = min(max(size, 1), r.x.cfg.MaxInFlightBytes)
+		size := int64(1)
+		if s, ok := sizes[ids[i]]; ok && t.err == nil {
+			size = s
 		}
-		if err := r.x.memory.Acquire(ctx, t.weight); err != nil {
+		var err error
+		if t.weight, err = r.x.memory.Acquire(ctx, size); err != nil {
 			return
 		}
-		r.x.inFlight.Add(t.weight)
 		select {
 		case tickets <- t:
 		case <-ctx.Done():
@@ -178,26 +190,19 @@ func (r *jobRun) dispatch(ctx context.Context, tokens chan struct{}, tickets cha
 
 // release gives weight bytes back to the memory budget.
 func (r *jobRun) release(weight int64) {
-	if weight > 0 {
-		r.x.inFlight.Add(-weight)
-		r.x.memory.Release(weight)
-	}
+	r.x.memory.Release(weight)
 }
 
 // read reads and checks one email: skipped when it is not a visible message of the tenant
 // or an erasure is about to remove it, failed when its file fails the checks.
 func (r *jobRun) read(ctx context.Context, t ticket) outcome {
-	id := r.job.Config.EmailIDs[t.index]
+	id := r.ids[t.index]
 	o := outcome{index: t.index, weight: t.weight, item: export.Item{EmailID: id}}
 	if t.err != nil {
 		o.err = fmt.Errorf("read email sizes: %w", t.err)
 		return o
 	}
-	read := r.x.arc.ReadDocument
-	if !r.job.Config.IncludeText && !r.job.Config.IncludeAttachments {
-		read = r.x.arc.ReadNative // nothing needs the parse: no MIME parse at all
-	}
-	doc, err := read(ctx, r.job.TenantID, id)
+	doc, err := r.readDoc(ctx, r.tenant, id)
 	switch {
 	case errors.Is(err, archive.ErrNotFound):
 		o.item.Status, o.item.ErrorMessage = export.ItemSkipped, SkipNotFound

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/domain"
@@ -27,18 +30,21 @@ type Reader struct {
 	Meta        domain.Metadata
 }
 
-// Messages reads the archive on behalf of a Reader and records each access.
+// Messages reads the archive on behalf of a Reader and records each access. Its reads
+// take their memory from a MemoryBudget shared with the exports (see MessagesConfig).
 type Messages struct {
 	arc   *archive.Archive
 	store *eventstore.Store
+	cfg   MessagesConfig
 }
 
 // NewMessages returns the archive-reading use cases; it rejects nil dependencies.
-func NewMessages(arc *archive.Archive, store *eventstore.Store) (*Messages, error) {
+func NewMessages(arc *archive.Archive, store *eventstore.Store, cfg MessagesConfig) (*Messages, error) {
 	if arc == nil || store == nil {
 		return nil, errors.New("app: messages need an archive and a store")
 	}
-	return &Messages{arc: arc, store: store}, nil
+	cfg.setDefaults()
+	return &Messages{arc: arc, store: store, cfg: cfg}, nil
 }
 
 type viewed struct {
@@ -88,22 +94,101 @@ func (m *Messages) Get(ctx context.Context, r Reader, id int64) (*archive.Messag
 	return msg, m.recordView(ctx, r, id, "metadata")
 }
 
-// Raw returns the original bytes and records the view.
-func (m *Messages) Raw(ctx context.Context, r Reader, id int64) ([]byte, error) {
-	raw, err := m.arc.RawFor(ctx, r.Tenant, id, r.Participant)
+// Raw opens the original bytes, checked against the message's digest, and records the
+// view. The stream holds at most archive.StreamMemory of the memory budget until it is
+// closed, whatever the message's size; a read that cannot get it within
+// MessagesConfig.BudgetWait is ErrBusy.
+func (m *Messages) Raw(ctx context.Context, r Reader, id int64) (*RawMessage, error) {
+	msg, err := m.arc.GetFor(ctx, r.Tenant, id, r.Participant)
 	if err != nil {
 		return nil, err
 	}
-	return raw, m.recordView(ctx, r, id, "raw")
+	weight, err := m.acquire(ctx, min(msg.Size, archive.StreamMemory))
+	if err != nil {
+		return nil, err
+	}
+	rr, err := m.arc.OpenRawFor(ctx, r.Tenant, id, r.Participant)
+	if err == nil {
+		err = m.recordView(ctx, r, id, "raw")
+	}
+	if err != nil {
+		if rr != nil {
+			rr.Close()
+		}
+		m.cfg.Budget.Release(weight)
+		return nil, err
+	}
+	return &RawMessage{RawReader: rr, release: func() { m.cfg.Budget.Release(weight) }}, nil
 }
 
-// Text returns the text body and records the view.
-func (m *Messages) Text(ctx context.Context, r Reader, id int64) (string, error) {
-	text, err := m.arc.Text(ctx, r.Tenant, id, r.Participant)
+// RawMessage is an open original: read it, then Close it to give its memory back.
+type RawMessage struct {
+	*archive.RawReader
+	release func()
+	once    sync.Once
+}
+
+// Close closes the stream and gives its memory back; it may be called more than once.
+func (r *RawMessage) Close() error {
+	var err error
+	r.once.Do(func() {
+		err = r.RawReader.Close()
+		r.release()
+	})
+	return err
+}
+
+// TextView is the text of a message as GET /messages/{id}/text shows it: at most
+// MessagesConfig.MaxTextBytes, cut at a character boundary, with Truncated set when more
+// text was left out.
+type TextView struct {
+	Text      string
+	Truncated bool
+}
+
+// Text returns the text body, truncated to MaxTextBytes, and records the view. The parse
+// holds the message's size of the memory budget (all of it for a message larger than
+// the budget, which is then read alone); a read that cannot get it within BudgetWait is
+// ErrBusy.
+func (m *Messages) Text(ctx context.Context, r Reader, id int64) (*TextView, error) {
+	msg, err := m.arc.GetFor(ctx, r.Tenant, id, r.Participant)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return text, m.recordView(ctx, r, id, "text")
+	weight, err := m.acquire(ctx, msg.Size)
+	if err != nil {
+		return nil, err
+	}
+	text, err := m.arc.Text(ctx, r.Tenant, id, r.Participant)
+	m.cfg.Budget.Release(weight)
+	if err != nil {
+		return nil, err
+	}
+	view := truncateText(text, m.cfg.MaxTextBytes)
+	return view, m.recordView(ctx, r, id, "text")
+}
+
+// truncateText cuts text to at most limit bytes, at the start of a UTF-8 character.
+func truncateText(text string, limit int) *TextView {
+	if len(text) <= limit {
+		return &TextView{Text: text}
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return &TextView{Text: strings.Clone(text[:cut]), Truncated: true}
+}
+
+// acquire takes bytes of the memory budget, waiting at most BudgetWait.
+func (m *Messages) acquire(ctx context.Context, bytes int64) (int64, error) {
+	wctx, cancel := context.WithTimeout(ctx, m.cfg.BudgetWait)
+	defer cancel()
+	weight, err := m.cfg.Budget.Acquire(wctx, bytes)
+	if err != nil && ctx.Err() == nil {
+		return 0, fmt.Errorf("%w: no memory for the message within %v", ErrBusy, m.cfg.BudgetWait)
+	}
+	return weight, err
 }
 
 func (m *Messages) recordView(ctx context.Context, r Reader, id int64, view string) error {

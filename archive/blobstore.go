@@ -56,9 +56,10 @@ type LocalStore struct {
 
 var _ BlobStore = (*LocalStore)(nil)
 
-// NewLocalStore returns a store rooted at dir, creating it.
+// NewLocalStore returns a store rooted at dir, creating it. Its folders are 0700 and its
+// files 0600: readable by the service's user only.
 func NewLocalStore(dir string) (*LocalStore, error) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	return &LocalStore{root: dir}, nil
@@ -141,10 +142,10 @@ func (s *LocalStore) place(key string, data []byte, sync bool) (string, error) {
 		return "", err
 	}
 	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(dir, ".put-*")
+	tmp, err := os.CreateTemp(dir, ".put-*") // mode 0600
 	if err != nil {
 		return "", err
 	}

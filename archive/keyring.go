@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/hex"
@@ -19,6 +20,7 @@ import (
 type Keyring struct {
 	currentID string
 	keys      map[string]cipher.AEAD
+	blocks    map[string]cipher.Block // the AES ciphers under keys' GCM, for streaming reads
 }
 
 const currentKeyFile = "archive.current"
@@ -78,7 +80,7 @@ func LoadKeyring(dir string) (*Keyring, error) {
 		return nil, err
 	}
 	sort.Strings(paths)
-	k := &Keyring{currentID: strings.TrimSpace(string(cur)), keys: map[string]cipher.AEAD{}}
+	k := &Keyring{currentID: strings.TrimSpace(string(cur)), keys: map[string]cipher.AEAD{}, blocks: map[string]cipher.Block{}}
 	for _, p := range paths {
 		if err := k.addFile(p); err != nil {
 			return nil, err
@@ -99,12 +101,16 @@ func (k *Keyring) addFile(path string) error {
 	if err != nil || len(key) != 32 {
 		return fmt.Errorf("%w: %s is not a 256-bit hex key", ErrKeyring, filepath.Base(path))
 	}
-	aead, err := newAEAD(key)
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return err
+	}
+	aead, err := cipher.NewGCM(block)
 	if err != nil {
 		return err
 	}
 	id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "archive-"), ".key")
-	k.keys[id] = aead
+	k.keys[id], k.blocks[id] = aead, block
 	return nil
 }
 

@@ -2,8 +2,6 @@ package archive
 
 import (
 	"bytes"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
@@ -120,12 +118,4 @@ func additionalData(header []byte, tenant string, digest [32]byte) []byte {
 	ad = binary.BigEndian.AppendUint32(ad, uint32(len(tenant)))
 	ad = append(ad, tenant...)
 	return append(ad, digest[:]...)
-}
-
-func newAEAD(key []byte) (cipher.AEAD, error) {
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, err
-	}
-	return cipher.NewGCM(block)
 }

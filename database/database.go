@@ -9,6 +9,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -52,8 +53,8 @@ func Open(rawURL string) (*DB, error) {
 		return nil, err
 	}
 	if dialect == SQLite {
-		if err := os.MkdirAll(filepath.Dir(sqlitePath(rawURL)), 0o750); err != nil {
-			return nil, fmt.Errorf("create database directory: %w", err)
+		if err := createSQLiteFile(sqlitePath(rawURL)); err != nil {
+			return nil, err
 		}
 	}
 	sqlDB, err := openPool(dialect, driver, dsn)
@@ -75,6 +76,37 @@ func (db *DB) tunePool() {
 		db.SetMaxIdleConns(16)
 		db.SetConnMaxIdleTime(5 * time.Minute)
 	}
+}
+
+// createSQLiteFile creates the database's folder (0700) and an empty database file (0600)
+// unless they exist. SQLite gives its -wal, -shm and -journal files the mode of the
+// database file, so they are 0600 too; left to SQLite, all of them would be 0644 (the
+// umask's default), readable by every local user.
+func createSQLiteFile(path string) error {
+	if path == ":memory:" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create database directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create database file: %w", err)
+	}
+	return f.Close()
+}
+
+// SQLiteFiles returns the paths of the files an SQLite database of rawURL may have (the
+// database, its -wal, -shm and -journal), and nil for a URL of another dialect.
+func SQLiteFiles(rawURL string) []string {
+	if d, _, _, err := parseURL(rawURL); err != nil || d != SQLite {
+		return nil
+	}
+	p := sqlitePath(rawURL)
+	return []string{p, p + "-wal", p + "-shm", p + "-journal"}
 }
 
 func sqlitePath(rawURL string) string {

@@ -10,13 +10,26 @@ import (
 )
 
 // VerifyError names the first position (or checkpoint size) where the ledger is not what
-// its hashes say.
+// its hashes say. When a stored Merkle node is bad, Node names it and Position is the
+// last position it covers.
 type VerifyError struct {
 	Position int64
+	Node     *NodeRef
 	Reason   string
 }
 
+// NodeRef names one interior node of the Merkle tree: the perfect subtree at Level over
+// the leaves Index*2^Level up to (Index+1)*2^Level - 1, that is the positions
+// Index*2^Level + 1 up to (Index+1)*2^Level.
+type NodeRef struct {
+	Level uint
+	Index uint64
+}
+
 func (e *VerifyError) Error() string {
+	if e.Node != nil {
+		return fmt.Sprintf("ledger broken at position %d: merkle node level %d index %d: %s", e.Position, e.Node.Level, e.Node.Index, e.Reason)
+	}
 	return fmt.Sprintf("ledger broken at position %d: %s", e.Position, e.Reason)
 }
 
@@ -32,8 +45,10 @@ type VerifyReport struct {
 const verifyPage = 20000
 
 // Verify re-hashes every stored event in position order and checks positions (no gap),
-// stream versions (1, 2, 3… per stream), leaf hashes, the hash chain, the Merkle roots of
-// every stored checkpoint and their signatures against vkey, and finally ledger_head.
+// stream versions (1, 2, 3… per stream), leaf hashes, the hash chain, the stored interior
+// Merkle nodes (merkle_nodes, which proofs read: each recomputed from the events, none
+// missing and none extra), the Merkle roots of every stored checkpoint and their
+// signatures against vkey, and finally ledger_head.
 // progress, when not nil, is called after each page with the events checked so far and
 // the head size. A broken ledger returns a *VerifyError naming the first bad position.
 func (s *Store) Verify(ctx context.Context, vkey string, progress func(done, total int64)) (*VerifyReport, error) {
@@ -51,7 +66,7 @@ func (s *Store) Verify(ctx context.Context, vkey string, progress func(done, tot
 	if err := checkSignatures(cps, vkey); err != nil {
 		return nil, err
 	}
-	w := &walker{streams: map[string]int64{}, tree: rangeFactory.NewEmptyRange(0), cps: cps}
+	w := &walker{streams: map[string]int64{}, tree: rangeFactory.NewEmptyRange(0), cps: cps, nodes: newNodeChecker(s)}
 	if err := w.checkpointsAt(0); err != nil { // checkpoints of the empty ledger
 		return nil, err
 	}
@@ -60,10 +75,8 @@ func (s *Store) Verify(ctx context.Context, vkey string, progress func(done, tot
 		if err != nil {
 			return nil, err
 		}
-		for i := range recs {
-			if err := w.step(&recs[i]); err != nil {
-				return nil, err
-			}
+		if err := w.page(ctx, recs); err != nil {
+			return nil, err
 		}
 		if progress != nil {
 			progress(w.pos, head.Size)
@@ -72,7 +85,24 @@ func (s *Store) Verify(ctx context.Context, vkey string, progress func(done, tot
 			break
 		}
 	}
+	if err := w.nodes.checkExtra(ctx); err != nil {
+		return nil, err
+	}
 	return w.finish(head)
+}
+
+// page walks recs, then compares the Merkle nodes they completed with the stored ones. A
+// bad node completed before a bad event is named first.
+func (w *walker) page(ctx context.Context, recs []Record) error {
+	for i := range recs {
+		if err := w.step(&recs[i]); err != nil {
+			if nodeErr := w.nodes.check(ctx); nodeErr != nil {
+				return nodeErr
+			}
+			return err
+		}
+	}
+	return w.nodes.check(ctx)
 }
 
 func checkSignatures(cps []*Checkpoint, vkey string) error {
@@ -99,6 +129,7 @@ type walker struct {
 	tree    *compact.Range
 	cps     []*Checkpoint
 	nextCP  int
+	nodes   *nodeChecker
 }
 
 func (w *walker) step(r *Record) error {
@@ -117,7 +148,7 @@ func (w *walker) step(r *Record) error {
 	if chain != r.ChainHash {
 		return &VerifyError{Position: want, Reason: "chain_hash does not follow from the previous event"}
 	}
-	if err := w.tree.Append(leaf[:], nil); err != nil {
+	if err := w.tree.Append(leaf[:], w.nodes.visit); err != nil {
 		return err
 	}
 	w.pos, w.chain, w.streams[r.StreamID] = want, chain, r.StreamVersion

@@ -51,6 +51,9 @@ var (
 	ErrExportsUnavailable = errors.New("the eDiscovery exports are not available")
 )
 
+// busyRetryAfterSeconds is the Retry-After of a 503 busy.
+const busyRetryAfterSeconds = "5"
+
 // retryAfterSeconds is the Retry-After of a 429: the failed-login window.
 const retryAfterSeconds = "60"
 
@@ -113,6 +116,9 @@ func classify(err error) apiError {
 			Message: "the stored message failed its integrity check; it is not served"}
 	case errors.Is(err, ErrArchiveUnavailable):
 		return apiError{status: http.StatusServiceUnavailable, Code: "archive_unavailable", Message: err.Error()}
+	case errors.Is(err, app.ErrBusy):
+		return apiError{status: http.StatusServiceUnavailable, Code: "busy",
+			Message: "the server's memory for message reads is in use by other reads and exports; retry in a few seconds"}
 	case errors.Is(err, ErrExportsUnavailable):
 		return apiError{status: http.StatusServiceUnavailable, Code: "exports_unavailable", Message: err.Error()}
 	case errors.Is(err, certificate.ErrPDFUnavailable):
@@ -228,6 +234,10 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 		w.Header().Set("Retry-After", retryAfterSeconds)
 	case http.StatusRequestTimeout:
 		w.Header().Set("Connection", "close")
+	case http.StatusServiceUnavailable:
+		if e.Code == "busy" {
+			w.Header().Set("Retry-After", busyRetryAfterSeconds)
+		}
 	}
 	writeJSON(w, e.status, map[string]apiError{"error": e})
 }

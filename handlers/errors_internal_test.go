@@ -47,6 +47,7 @@ func TestClassifyMapsErrorsToTheContract(t *testing.T) {
 		{&domain.TransitionError{Subject: "hold LH-1", State: "released", Action: "release", Need: "active"}, 409, "invalid_transition"},
 		{fmt.Errorf("x: %w", domain.ErrInvalidTransition), 409, "invalid_transition"},
 		{ErrArchiveUnavailable, 503, "archive_unavailable"},
+		{fmt.Errorf("%w: no memory for the message within 10s", app.ErrBusy), 503, "busy"},
 	}
 	for _, tc := range cases {
 		e := classify(tc.err)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -117,6 +118,8 @@ func (s *Server) getMessage(w http.ResponseWriter, r *http.Request) {
 
 // rawMessage answers GET /api/v1/messages/{id}/raw with the original bytes, checked
 // against the stored digest first: a mismatch is 500 integrity_error and nothing else.
+// The bytes are streamed, not held: a file that changes while it is sent fails its check
+// at the end, and the response is cut short of its Content-Length.
 func (s *Server) rawMessage(w http.ResponseWriter, r *http.Request) {
 	reader, msgs, id, ok := s.messageRequest(w, r)
 	if !ok {
@@ -127,26 +130,37 @@ func (s *Server) rawMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.logger, err)
 		return
 	}
+	defer raw.Close()
 	w.Header().Set("Content-Type", "message/rfc822")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%d.eml"`, id))
-	w.Header().Set("Content-Length", strconv.Itoa(len(raw)))
+	w.Header().Set("Content-Length", strconv.FormatInt(raw.Size, 10))
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(raw)
+	if _, err := io.Copy(w, raw); err != nil && r.Context().Err() == nil {
+		s.logger.ErrorContext(r.Context(), "raw message cut short", "message_id", id,
+			"request_id", requestID(r.Context()), "error", err.Error())
+	}
 }
 
-// messageText answers GET /api/v1/messages/{id}/text with the message's text body.
+// messageText answers GET /api/v1/messages/{id}/text with the message's text body, at
+// most app.DefaultMaxTextBytes of it; X-Mailledger-Truncated: true says more was cut.
 func (s *Server) messageText(w http.ResponseWriter, r *http.Request) {
 	reader, msgs, id, ok := s.messageRequest(w, r)
 	if !ok {
 		return
 	}
-	text, err := msgs.Text(r.Context(), *reader, id)
+	view, err := msgs.Text(r.Context(), *reader, id)
 	if err != nil {
 		writeError(w, r, s.logger, err)
 		return
 	}
-	writeText(w, []byte(text))
+	if view.Truncated {
+		w.Header().Set(TruncatedHeader, "true")
+	}
+	writeText(w, []byte(view.Text))
 }
+
+// TruncatedHeader is set to "true" on a text view that was cut at its limit.
+const TruncatedHeader = "X-Mailledger-Truncated"
 
 // messageRequest resolves the reader and the message id of a /messages/{id} route. An id
 // that is not a positive integer is not found, like a message of another tenant.

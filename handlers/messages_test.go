@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,6 +18,7 @@ import (
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/handlers"
 )
 
 // messageJSON is a message's metadata as the API answers it.
@@ -234,4 +237,35 @@ func TestUnknownMessagesAre404(t *testing.T) {
 	resp, raw := f.do("/api/v1/messages", as(adminUser), withBody(http.MethodPost, "{}"))
 	require.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode, "body %s", raw)
 	assert.Zero(t, f.countEvents(app.EventMessageViewed), "nothing was shown")
+}
+
+// TestTextViewIsCutWithAFlag: the text of a message longer than 1 MiB is cut there, at a
+// character boundary, with X-Mailledger-Truncated: true; a short one is whole, without it.
+// The raw view of the long message is whole.
+func TestTextViewIsCutWithAFlag(t *testing.T) {
+	f := newFixture(t, database.SQLite)
+	var body strings.Builder
+	for body.Len() < 3<<19 {
+		body.WriteString("une ligne de texte accentué, longue ✓\r\n")
+	}
+	long := archivetest.Message("alice@example.test", []string{userAddress}, nil, "long", body.String(), day)
+	short := archivetest.Message("alice@example.test", []string{userAddress}, nil, "short", "brief", day)
+	ids := f.archiveMail("default", long, short)
+
+	resp, text := f.getAs(auditorUser, fmt.Sprintf("/api/v1/messages/%d/text", ids[0]))
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", text)
+	assert.Equal(t, "true", resp.Header.Get(handlers.TruncatedHeader))
+	assert.LessOrEqual(t, len(text), app.DefaultMaxTextBytes)
+	assert.Greater(t, len(text), app.DefaultMaxTextBytes-8)
+	assert.True(t, utf8.Valid(text), "the cut splits a character")
+
+	resp, text = f.getAs(auditorUser, fmt.Sprintf("/api/v1/messages/%d/text", ids[1]))
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Empty(t, resp.Header.Values(handlers.TruncatedHeader))
+	assert.Contains(t, string(text), "brief")
+
+	resp, raw := f.getAs(auditorUser, fmt.Sprintf("/api/v1/messages/%d/raw", ids[0]))
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, long, raw)
+	assert.Equal(t, fmt.Sprint(len(long)), resp.Header.Get("Content-Length"))
 }

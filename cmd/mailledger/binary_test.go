@@ -46,13 +46,16 @@ const (
 	testPassword = "s3cret-Passw0rd"
 )
 
-// baseEnv is the environment of a test run: a fresh data dir, the bootstrap admin, and
-// nothing inherited from the test's own environment but PATH.
+// baseEnv is the environment of a test run: a fresh data dir (0700, as mailledger makes
+// it, so that no run logs tightening it), the bootstrap admin, and nothing inherited from
+// the test's own environment but PATH.
 func baseEnv(t *testing.T) map[string]string {
 	t.Helper()
+	dataDir := t.TempDir()
+	require.NoError(t, os.Chmod(dataDir, 0o700))
 	return map[string]string{
 		"PATH":                       os.Getenv("PATH"),
-		"MAILLEDGER_DATA_DIR":        t.TempDir(),
+		"MAILLEDGER_DATA_DIR":        dataDir,
 		"MAILLEDGER_BOOTSTRAP_ADMIN": testAdmin + ":" + testPassword,
 	}
 }

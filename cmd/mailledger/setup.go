@@ -19,11 +19,16 @@ import (
 	"github.com/mailledger/mailledger/projections"
 )
 
-// config reads the configuration; a problem is a usage error (exit 2).
+// config reads the configuration; a problem is a usage error (exit 2). Every command
+// starts here, so this is also where local state left readable to others is made private
+// (secureDataDir) before any command touches it.
 func (env *environment) config() (app.Config, error) {
 	cfg, err := app.ConfigFromEnv(env.getenv)
 	if err != nil {
 		return cfg, usageError(err)
+	}
+	if err := secureDataDir(cfg, env.logger(cfg)); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }

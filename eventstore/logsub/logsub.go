@@ -155,6 +155,7 @@ func (s *Subscriber) Subscribe(ctx context.Context, consumer string) (<-chan *me
 	position, err := Offset(ctx, s.store.DB(), consumer)
 	if err != nil {
 		s.release(consumer)
+		s.wg.Done()
 		return nil, err
 	}
 	if s.cfg.OnOffset != nil {
@@ -192,11 +193,12 @@ func (s *Subscriber) claim(consumer string) error {
 	return nil
 }
 
+// release frees consumer's name; the caller then calls s.wg.Done once its subscription
+// has ended.
 func (s *Subscriber) release(consumer string) {
 	s.mu.Lock()
 	delete(s.active, consumer)
 	s.mu.Unlock()
-	s.wg.Done()
 }
 
 func validConsumer(name string) error {

@@ -77,12 +77,16 @@ func (sub *subscription) run() {
 	}
 }
 
+// finish saves the offset and ends the subscription. The consumer's name is freed before
+// the channel closes, so that a consumer restarted as soon as it sees the close is
+// accepted; Close waits until the channel is closed too.
 func (sub *subscription) finish() {
+	defer sub.s.wg.Done()
 	sub.flush()
 	sub.stop()
 	sub.cancelHandlers()
-	close(sub.out)
 	sub.s.release(sub.consumer)
+	close(sub.out)
 }
 
 // sleep waits for d or for wake; it returns false when the subscription stops first.

@@ -38,6 +38,7 @@ func RunConsumer(t *testing.T, newDB Factory) {
 		{"WakesWithoutPolling", testConsumerWakes},
 		{"PollsForOtherWriters", testConsumerPolls},
 		{"OneSubscriptionPerConsumer", testConsumerExclusive},
+		{"FreeAsSoonAsEnded", testConsumerFreeWhenEnded},
 		{"PoisonQueueRecords", testConsumerPoison},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newDB) })
@@ -371,6 +372,21 @@ func testConsumerExclusive(t *testing.T, newDB Factory) {
 	cancel()
 	requireEnded(t, ch)
 	f.subscribe(f.ctx, sub, "solo") // free again once the first stopped
+}
+
+// testConsumerFreeWhenEnded: once a subscription's channel is closed, its consumer name is
+// free at once, so a consumer restarted right after its end is accepted (each round races
+// the close of the channel against the next Subscribe).
+func testConsumerFreeWhenEnded(t *testing.T, newDB Factory) {
+	f := newConsumerFixture(t, newDB, eventstore.Options{})
+	sub := f.subscriber(logsub.Config{})
+	for round := range 50 {
+		ctx, cancel := context.WithCancel(f.ctx)
+		ch, err := sub.Subscribe(ctx, "restarted")
+		require.NoError(t, err, "round %d", round)
+		cancel()
+		requireEnded(t, ch)
+	}
 }
 
 // testConsumerPoison: a message the poison-queue middleware gives up on is recorded in

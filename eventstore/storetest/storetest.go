@@ -36,6 +36,7 @@ func Run(t *testing.T, newDB Factory) {
 		{"ConcurrentWritersDistinctStreams", testConcurrentDistinctStreams},
 		{"ConcurrentWritersOneStream", testConcurrentOneStream},
 		{"VerifyDetectsTampering", testVerifyDetectsTampering},
+		{"VerifyChecksMerkleNodes", testVerifyChecksMerkleNodes},
 		{"Checkpoints", testCheckpoints},
 		{"InclusionAndConsistencyProofs", testProofs},
 		{"ProofArguments", testProofArguments},

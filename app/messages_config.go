@@ -1,0 +1,43 @@
+package app
+
+import (
+	"errors"
+	"time"
+)
+
+// Defaults of the message reads.
+const (
+	// DefaultMaxTextBytes is how much text GET /messages/{id}/text shows: 1 MiB, a few
+	// hundred pages. Longer text is cut and flagged; the whole message stays in /raw.
+	DefaultMaxTextBytes = 1 << 20
+	// DefaultBudgetWait is how long a message read waits for memory before it is
+	// answered 503 busy.
+	DefaultBudgetWait = 10 * time.Second
+)
+
+// ErrBusy means a message read could not get memory within MessagesConfig.BudgetWait:
+// exports and other reads hold the whole budget. Retry later.
+var ErrBusy = errors.New("busy")
+
+// MessagesConfig configures the message reads. The zero value takes every default.
+type MessagesConfig struct {
+	// Budget is the memory budget of the reads, shared with the exports; nil gives the
+	// reads a budget of DefaultMaxInFlightBytes of their own.
+	Budget *MemoryBudget
+	// BudgetWait is how long a read waits for its memory (DefaultBudgetWait when 0).
+	BudgetWait time.Duration
+	// MaxTextBytes bounds the text view (DefaultMaxTextBytes when 0).
+	MaxTextBytes int
+}
+
+func (c *MessagesConfig) setDefaults() {
+	if c.Budget == nil {
+		c.Budget = NewMemoryBudget(DefaultMaxInFlightBytes)
+	}
+	if c.BudgetWait <= 0 {
+		c.BudgetWait = DefaultBudgetWait
+	}
+	if c.MaxTextBytes <= 0 {
+		c.MaxTextBytes = DefaultMaxTextBytes
+	}
+}
