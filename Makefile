@@ -33,7 +33,8 @@ test: build lint
 # two cores alone that is about 4 to 6 minutes.
 RACE_PKGS := ./eventstore/... ./app/... ./archive/... ./handlers/...
 test-race:
-	$(GO) test -race -short $(TESTFLAGS) -p 2 $(RACE_PKGS)
+	$(GO) build -o bin/testsummary ./tools/testsummary
+	GO=$(GO) bin/testsummary -race -short $(TESTFLAGS) -p 2 $(RACE_PKGS)
 
 bench: build
 	bash bench/run.sh
