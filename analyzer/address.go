@@ -156,7 +156,8 @@ func addrTrimSpace(s string) string {
 	return s
 }
 
-// addrLowerASCII lower-cases ASCII letters only; it allocates only when it must.
+// addrLowerASCII lower-cases ASCII letters only; it allocates only when it must (the
+// address keys and the words' ASCII fast path).
 func addrLowerASCII(s string) string {
 	for i := 0; i < len(s); i++ {
 		if 'A' <= s[i] && s[i] <= 'Z' {

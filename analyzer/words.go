@@ -115,18 +115,7 @@ func wordASCII(s string) string {
 	if len(s) > MaxWordBytes {
 		s = s[:MaxWordBytes]
 	}
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
+	return addrLowerASCII(s)
 }
 
 // wordScanner normalises the runs of text that hold non-ASCII characters, in buffers it
