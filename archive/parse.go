@@ -12,6 +12,7 @@ import (
 
 	"github.com/jhillyerd/enmime/v2"
 
+	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/archive/charset"
 )
 
@@ -27,6 +28,10 @@ type Parsed struct {
 	Sent        time.Time // Date header; zero when missing or unreadable
 	To, Cc, Bcc []string  // lower-cased addresses
 	Envelope    []string  // SMTP envelope recipients (RCPT TO), lower-cased
+	// Roles are the message's address roles by the address rule (docs/address-rule.md):
+	// analyzer.Distinct of analyzer.Roles over the top-level header, and the envelope
+	// recipients. From, To, Cc and Bcc above are the older reading the search filters use.
+	Roles []analyzer.Address
 	Text        string    // the text/plain body, else text from the HTML body
 	Attachments []Attachment
 	Digest      [32]byte // SHA-256 of the original bytes
@@ -146,6 +151,7 @@ func (p *Parser) fromParts(raw []byte, root *enmime.Part) (*Parsed, error) {
 	}
 	out := &Parsed{Size: len(raw)}
 	out.readHeaders(h)
+	out.Roles = messageRoles(withoutFromLine(raw), h.charsets)
 	out.Text = string(charset.Text([]byte(env.text)))
 	out.Attachments = attachmentsOf(env)
 	out.Spam = p.isSpam(h)
@@ -305,8 +311,10 @@ func (p *Parser) isSpam(h messageHeader) bool {
 
 // withoutFromLine skips the mbox "From sender date" line that single-message files saved
 // from a mailbox often start with. The stored bytes keep it: they are the file as given.
+// "From  : a@b.example" (white space before the colon, RFC 5322 section 4.5) is a From
+// field, not such a line.
 func withoutFromLine(raw []byte) []byte {
-	if bytes.HasPrefix(raw, []byte("From ")) {
+	if bytes.HasPrefix(raw, []byte("From ")) && !bytes.HasPrefix(bytes.TrimLeft(raw[5:], " \t"), []byte(":")) {
 		if _, rest, ok := bytes.Cut(raw, []byte("\n")); ok {
 			return rest
 		}
