@@ -308,7 +308,7 @@ type childRows struct {
 
 const (
 	rcptCols, attCols, roleCols = 4, 6, 4
-	childChunk        = 400 // rows per statement
+	childChunk                  = 400 // rows per statement
 )
 
 func (c *childRows) add(id int64, m *Parsed) {

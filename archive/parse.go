@@ -31,8 +31,8 @@ type Parsed struct {
 	// Roles are the message's address roles by the address rule (docs/address-rule.md):
 	// analyzer.Distinct of analyzer.Roles over the top-level header, and the envelope
 	// recipients. From, To, Cc and Bcc above are the older reading the search filters use.
-	Roles []analyzer.Address
-	Text        string    // the text/plain body, else text from the HTML body
+	Roles       []analyzer.Address
+	Text        string // the text/plain body, else text from the HTML body
 	Attachments []Attachment
 	Digest      [32]byte // SHA-256 of the original bytes
 	BodyDigest  [32]byte // SHA-256 of the bytes after the header

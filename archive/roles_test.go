@@ -3,6 +3,7 @@ package archive_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -68,27 +69,31 @@ func (c roleCase) raw() []byte {
 	return []byte(c.header + "\r\nSubject: " + c.name + "\r\nDate: Mon, 2 Feb 2026 09:00:00 +0000\r\n\r\nbody of " + c.name + "\r\n")
 }
 
-// roleFixture is the role cases stored in tenant acme, with their ids in order.
+// roleFixture is the role cases stored in each of its tenants, with their ids in order.
 type roleFixture struct {
 	*fixture
-	ids []int64
+	ids map[string][]int64
 }
 
-func newRoleFixture(t *testing.T, d database.Dialect) *roleFixture {
+// newRoleFixture stores the role cases in tenant acme and in each of tenants (one
+// archive: a tenant per subtest that changes the mail or places holds).
+func newRoleFixture(t *testing.T, d database.Dialect, tenants ...string) *roleFixture {
 	t.Helper()
 	f := newFixture(t, d)
-	var batch []*archive.Prepared
-	for _, c := range roleCases {
-		p, err := f.arc.Prepare(archive.Incoming{Tenant: "acme", Raw: c.raw(), Envelope: c.envelope, Source: c.name})
+	rf := &roleFixture{fixture: f, ids: map[string][]int64{}}
+	for _, tenant := range append([]string{"acme"}, tenants...) {
+		var batch []*archive.Prepared
+		for _, c := range roleCases {
+			p, err := f.arc.Prepare(archive.Incoming{Tenant: tenant, Raw: c.raw(), Envelope: c.envelope, Source: c.name})
+			require.NoError(t, err)
+			batch = append(batch, p)
+		}
+		res, err := f.arc.Commit(context.Background(), batch)
 		require.NoError(t, err)
-		batch = append(batch, p)
-	}
-	res, err := f.arc.Commit(context.Background(), batch)
-	require.NoError(t, err)
-	rf := &roleFixture{fixture: f}
-	for _, r := range res {
-		require.False(t, r.Duplicate)
-		rf.ids = append(rf.ids, r.ID)
+		for _, r := range res {
+			require.False(t, r.Duplicate)
+			rf.ids[tenant] = append(rf.ids[tenant], r.ID)
+		}
 	}
 	return rf
 }
@@ -214,17 +219,22 @@ func testRoleHolds(t *testing.T, d database.Dialect) {
 		}
 		return slices.Contains(c.senders, h.value) || slices.Contains(c.recipients, h.value)
 	}
-	for _, h := range holds {
+	tenants := make([]string, len(holds))
+	for i, h := range holds {
+		tenants[i] = strings.ToLower(h.id)
+	}
+	f := newRoleFixture(t, d, tenants...)
+	for i, h := range holds {
+		tenant := tenants[i]
 		t.Run(h.id, func(t *testing.T) {
-			f := newRoleFixture(t, d)
 			ctx := context.Background()
-			f.placeHolds(t, "acme", h)
+			f.placeHolds(t, tenant, h)
 			for i, c := range roleCases {
 				ks := append(slices.Clone(c.senders), c.recipients...)
 				if len(ks) == 0 {
 					continue
 				}
-				got, _, err := f.arc.BlockingHolds(ctx, "acme", ks[:1])
+				got, _, err := f.arc.BlockingHolds(ctx, tenant, ks[:1])
 				require.NoError(t, err)
 				// The case's own first key blocks when the hold covers this case (or any
 				// other message of that key, which the expectation below includes).
@@ -235,13 +245,13 @@ func testRoleHolds(t *testing.T, d database.Dialect) {
 				}
 				assert.Equal(t, wantBlocked, len(got) == 1, "case %d %q: hold %v; got %v", i, c.name, h, got)
 			}
-			req := archive.EraseRequest{Tenant: "acme", RequestID: "GDPR-" + h.id, Addresses: roleKeys(), Today: time.Now()}
+			req := archive.EraseRequest{Tenant: tenant, RequestID: "GDPR-" + h.id, Addresses: roleKeys(), Today: time.Now()}
 			_, err := f.arc.Erase(ctx, req)
 			require.NoError(t, err)
 			var want []int64
 			for i, c := range roleCases {
 				if len(c.senders)+len(c.recipients) > 0 && !covers(c, h) {
-					want = append(want, f.ids[i])
+					want = append(want, f.ids[tenant][i])
 				}
 			}
 			assert.Equal(t, want, f.erasedIDs(t, req.RequestID), "erased while %s holds", h.id)
@@ -250,24 +260,29 @@ func testRoleHolds(t *testing.T, d database.Dialect) {
 }
 
 func testRoleErase(t *testing.T, d database.Dialect) {
-	for _, key := range []string{"sec@one.example", "bounce@lists.example", "et@five.example", "third@seven.example",
-		"folded@eight.example", `"john doe"@example.com`, "jörg@bücher.example", "bcc-only@ten.example"} {
-		f := newRoleFixture(t, d)
-		ctx := context.Background()
-		req := archive.EraseRequest{Tenant: "acme", RequestID: "GDPR-1", Addresses: []string{key}, Today: time.Now(), Batch: 2}
+	keys := []string{"sec@one.example", "bounce@lists.example", "et@five.example", "third@seven.example",
+		"folded@eight.example", `"john doe"@example.com`, "jörg@bücher.example", "bcc-only@ten.example"}
+	tenants := make([]string, len(keys))
+	for i := range keys {
+		tenants[i] = fmt.Sprintf("erase%d", i)
+	}
+	f := newRoleFixture(t, d, tenants...)
+	ctx := context.Background()
+	for i, key := range keys {
+		req := archive.EraseRequest{Tenant: tenants[i], RequestID: "GDPR-" + tenants[i], Addresses: []string{key}, Today: time.Now(), Batch: 2}
 		n, err := f.arc.Erase(ctx, req)
 		require.NoError(t, err)
 		k, err := analyzer.Normalize(key)
 		require.NoError(t, err)
 		want, affected := wantRoleScope([]string{k})
 		var ids []int64
-		for i := range roleCases {
-			if affected(i) {
-				ids = append(ids, f.ids[i])
+		for j := range roleCases {
+			if affected(j) {
+				ids = append(ids, f.ids[tenants[i]][j])
 			}
 		}
 		assert.Equal(t, want.Affected, n, "erased count for %s", key)
-		assert.Equal(t, ids, f.erasedIDs(t, "GDPR-1"), "erased messages for %s", key)
+		assert.Equal(t, ids, f.erasedIDs(t, req.RequestID), "erased messages for %s", key)
 	}
 }
 
