@@ -31,6 +31,7 @@ type Parsed struct {
 	// Roles are the message's address roles by the address rule (docs/address-rule.md):
 	// analyzer.Distinct of analyzer.Roles over the top-level header, and the envelope
 	// recipients. From, To, Cc and Bcc above are the older reading the search filters use.
+	// Set by Parse (import), not by ParseChecked (a stored message read back).
 	Roles       []analyzer.Address
 	Text        string // the text/plain body, else text from the HTML body
 	Attachments []Attachment
@@ -43,6 +44,7 @@ type Parsed struct {
 	// MaxPartDepth, more than MaxParts parts, …): the text and attachments are those of the
 	// parts read. "" when the whole tree was read.
 	ParseNote string
+	charsets  []string // the charsets the header's raw bytes are read in (messageCharsets)
 }
 
 // Attachment is one attached file of a message.
@@ -83,6 +85,7 @@ func (p *Parser) Parse(raw []byte) (*Parsed, error) {
 	out, _, err := p.parse(raw, true)
 	if err == nil {
 		out.Digest, out.BodyDigest = sha256.Sum256(raw), sha256.Sum256(bodyOf(withoutFromLine(raw)))
+		out.Roles = messageRoles(withoutFromLine(raw), out.charsets)
 	}
 	return out, err
 }
@@ -151,7 +154,7 @@ func (p *Parser) fromParts(raw []byte, root *enmime.Part) (*Parsed, error) {
 	}
 	out := &Parsed{Size: len(raw)}
 	out.readHeaders(h)
-	out.Roles = messageRoles(withoutFromLine(raw), h.charsets)
+	out.charsets = h.charsets
 	out.Text = string(charset.Text([]byte(env.text)))
 	out.Attachments = attachmentsOf(env)
 	out.Spam = p.isSpam(h)
