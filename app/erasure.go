@@ -89,7 +89,11 @@ type CreateRequestInput struct {
 // gdpr_request_sequence, read under the ledger-head lock in the transaction that appends
 // the request, so concurrent creates never share a number and never skip one.
 func (e *Erasure) Create(ctx context.Context, tenant string, in CreateRequestInput, md domain.Metadata) (*RequestView, error) {
-	cmd := erasure.Create{TenantID: tenant, RequesterName: in.RequesterName, Actor: md.Actor, Addresses: in.EmailAddresses}
+	keys, err := requestKeys(in.EmailAddresses)
+	if err != nil {
+		return nil, err
+	}
+	cmd := erasure.Create{TenantID: tenant, RequesterName: in.RequesterName, Actor: md.Actor, Addresses: keys}
 	if _, err := erasure.NewRequest(cmd); err != nil {
 		return nil, err
 	}

@@ -60,8 +60,12 @@ type PlaceHoldInput struct {
 
 // Place creates an active hold in tenant.
 func (h *LegalHolds) Place(ctx context.Context, tenant string, in PlaceHoldInput, md domain.Metadata) (*HoldView, error) {
+	value, err := holdKey(in.Type, in.Value)
+	if err != nil {
+		return nil, err
+	}
 	id := "LH-" + uuid.Must(uuid.NewV7()).String()
-	ev, err := legalhold.PlaceHold(legalhold.Place{ID: id, TenantID: tenant, Type: in.Type, Value: in.Value,
+	ev, err := legalhold.PlaceHold(legalhold.Place{ID: id, TenantID: tenant, Type: in.Type, Value: value,
 		Reason: in.Reason, Matter: in.Matter, Actor: md.Actor})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/database"
 )
 
@@ -97,6 +98,9 @@ func (a *Archive) Prepare(in Incoming) (*Prepared, error) {
 
 func (m *Parsed) addEnvelope(rcpts []string) {
 	m.Envelope = appendAddresses(m.Envelope, rcpts...)
+	if len(rcpts) > 0 {
+		m.Roles = analyzer.Distinct(append(m.Roles, analyzer.EnvelopeRoles("", rcpts)...))
+	}
 }
 
 // Result is the outcome of committing one prepared message.

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/database"
 )
 
@@ -299,15 +300,15 @@ const (
 	KindEnvelope = "envelope"
 )
 
-// childRows gathers the rcpt and attachment rows of a whole batch, inserted together
+// childRows gathers the rcpt, address_role and attachment rows of a whole batch, inserted together
 // with a few multi-row statements instead of two per message.
 type childRows struct {
-	rcpt, att []any
+	rcpt, att, roles []any
 }
 
 const (
-	rcptCols, attCols = 4, 6
-	childChunk        = 400 // rows per statement
+	rcptCols, attCols, roleCols = 4, 6, 4
+	childChunk                  = 400 // rows per statement
 )
 
 func (c *childRows) add(id int64, m *Parsed) {
@@ -319,6 +320,9 @@ func (c *childRows) add(id int64, m *Parsed) {
 			c.rcpt = append(c.rcpt, id, clip(addr, 255), clip(domainOf(addr), 255), group.kind)
 		}
 	}
+	for _, r := range m.Roles {
+		c.roles = append(c.roles, id, int(r.Role), r.Key, analyzer.DomainOf(r.Key))
+	}
 	for _, at := range m.Attachments {
 		c.att = append(c.att, id, at.Seq, clip(cleanText(at.Name), 512), clip(at.Type, 255), at.Size, hex.EncodeToString(at.Digest[:]))
 	}
@@ -327,6 +331,9 @@ func (c *childRows) add(id int64, m *Parsed) {
 func (c *childRows) insert(ctx context.Context, tx *database.Tx) error {
 	if err := insertChunked(ctx, tx, `INSERT INTO rcpt (id, "to", todomain, kind) VALUES `, c.rcpt, rcptCols); err != nil {
 		return fmt.Errorf("insert rcpt: %w", err)
+	}
+	if err := insertChunked(ctx, tx, `INSERT INTO address_role (id, role, addr, domain) VALUES `, c.roles, roleCols); err != nil {
+		return fmt.Errorf("insert address roles: %w", err)
 	}
 	if err := insertChunked(ctx, tx, `INSERT INTO attachment (message_id, seq, name, type, size, digest) VALUES `, c.att, attCols); err != nil {
 		return fmt.Errorf("insert attachment: %w", err)

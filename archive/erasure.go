@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/database"
 )
 
@@ -17,8 +19,8 @@ const DefaultEraseBatch = 1000
 // Scope is what an erasure of some addresses would affect (docs/api.md). Only visible
 // messages count: neither purged nor erased already.
 type Scope struct {
-	AsSender    int // messages sent by one of the addresses
-	AsRecipient int // messages with one of the addresses in To, Cc, Bcc or the envelope
+	AsSender    int // messages in which one of the addresses has the sender role
+	AsRecipient int // messages in which one of the addresses has the recipient role
 	Attachments int // attachments of the distinct affected messages
 	Affected    int // distinct affected messages
 }
@@ -33,33 +35,31 @@ type Hold struct {
 // so no hold can appear between the hold check of a batch and its changes.
 type LockFunc func(ctx context.Context, tx *database.Tx) error
 
-// flagged is a derived table "a" (id, s, r) of the tenant's messages that name one of the
-// addresses, in any state: s is 1 when one of them is the sender, r is 1 when one is a
-// recipient (To, Cc, Bcc, envelope). It reads the indexes metadata(tenant_id, "from", …)
-// and rcpt("to", id), and no message's recipients; callers join metadata m on m.id = a.id
-// and filter by tenant and state there.
-func flagged(tenant string, addrs []string) (string, []any) {
-	in := "(" + database.InList(len(addrs)) + ")"
-	args := append(append([]any{tenant}, stringArgs(addrs)...), stringArgs(addrs)...)
-	return `(SELECT id, MAX(s) AS s, MAX(r) AS r FROM (SELECT id, 1 AS s, 0 AS r FROM metadata WHERE tenant_id = ? AND "from" IN ` + in + `
-		UNION ALL SELECT id, 0, 1 FROM rcpt WHERE "to" IN ` + in + `) u GROUP BY id) a`, args
+// flagged is a derived table "a" (id, s, r) of the messages, of any tenant and in any
+// state, in which one of the addresses (keys) has a role (docs/address-rule.md): s is 1
+// when one of them is a sender, r is 1 when one is a recipient. It reads the index
+// address_role(addr, id) and no message's other roles; callers join metadata m on
+// m.id = a.id and filter by tenant and state there.
+func flagged(addrs []string) (string, []any) {
+	return `(SELECT id, MAX(CASE WHEN role = ` + strconv.Itoa(roleSender) + ` THEN 1 ELSE 0 END) AS s,
+		MAX(CASE WHEN role = ` + strconv.Itoa(roleRecipient) + ` THEN 1 ELSE 0 END) AS r
+		FROM address_role WHERE addr IN (` + database.InList(len(addrs)) + `) GROUP BY id) a`, stringArgs(addrs)
 }
 
-// affectedCTE opens a WITH clause of two tables: "am", the visible affected messages (id,
-// "from", fromdomain, attachments, s, r), and "p", the addresses and domains they name
-// (address, domain: each sender and every recipient). SQLite would compute a table again
-// at each use unless told to materialize it; the others materialize a table used twice
-// (MySQL knows no such keyword).
+// affectedCTE opens a WITH clause of two tables: "am", the visible affected messages of
+// tenant (id, attachments, s, r), and "p", the addresses and domains of every role of
+// them (address, domain). SQLite would compute a table again at each use unless told to
+// materialize it; the others materialize a table used twice (MySQL knows no such keyword).
 func (a *Archive) affectedCTE(tenant string, addrs []string) (string, []any) {
 	mat := ""
 	if a.db.Dialect == database.SQLite {
 		mat = "MATERIALIZED "
 	}
-	from, args := flagged(tenant, addrs)
-	return `WITH am AS ` + mat + `(SELECT m.id, m."from", m.fromdomain, m.attachments, a.s, a.r FROM ` + from +
+	from, args := flagged(addrs)
+	return `WITH am AS ` + mat + `(SELECT m.id, m.attachments, a.s, a.r FROM ` + from +
 		joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible + `),
-		p AS ` + mat + `(SELECT am."from" AS address, am.fromdomain AS domain FROM am
-			UNION ALL SELECT r."to", r.todomain FROM am` + joinOn(a.db.Dialect, "rcpt r", "r.id = am.id") + `)`, append(args, tenant)
+		p AS ` + mat + `(SELECT r.addr AS address, r.domain AS domain FROM am` +
+		joinOn(a.db.Dialect, "address_role r", "r.id = am.id") + `)`, append(args, tenant)
 }
 
 // coveringHolds selects (id, type, value) of the active holds of a tenant (two arguments)
@@ -86,23 +86,33 @@ func joinOn(d database.Dialect, table, cond string) string {
 }
 
 // underActiveHold is true when an active hold of m's tenant covers message m: an address
-// hold on its sender or one of its recipients (To, Cc, Bcc, envelope), or a domain hold on
-// the domain of any of them. The type and status names are those of domain/legalhold.
-// Each test looks one value up in legal_holds_active (tenant_id, status, type, value), so
-// its cost does not grow with the number of holds (one test per type: SQLite would walk
-// every active hold for "type = … AND value = … OR type = … AND value = …").
-const underActiveHold = `(` + heldValue + `'address' AND h.value = m."from")` +
-	` OR ` + heldValue + `'domain' AND h.value = m.fromdomain)` +
-	` OR EXISTS (SELECT 1 FROM rcpt hr WHERE hr.id = m.id AND (` + heldValue + `'address' AND h.value = hr."to")` +
-	` OR ` + heldValue + `'domain' AND h.value = hr.todomain))))`
+// hold on an address with any role in it, or a domain hold on the domain of one
+// (address_role): exactly the messages an erasure of that address or domain would
+// affect. The type and status names are those of domain/legalhold. Each test looks one
+// value up in legal_holds_active (tenant_id, status, type, value), so its cost does not
+// grow with the number of holds (one test per type: SQLite would walk every active hold
+// for "type = … AND value = … OR type = … AND value = …").
+const underActiveHold = `EXISTS (SELECT 1 FROM address_role hr WHERE hr.id = m.id AND (` +
+	heldValue + `'address' AND h.value = hr.addr) OR ` + heldValue + `'domain' AND h.value = hr.domain)))`
 
 // heldValue opens the test for one active hold of m's tenant; the caller adds its type
 // and value and closes the parenthesis.
 const heldValue = `EXISTS (SELECT 1 FROM legal_holds h WHERE h.tenant_id = m.tenant_id AND h.status = 'active' AND h.type = `
 
-// normalize lower-cases, trims and de-duplicates addresses, dropping empty ones.
+// normalize maps each address to its key (analyzer.Normalize) and de-duplicates them. An
+// address the rule refuses (the request layers refuse those before) is kept lower-cased
+// and trimmed, as the rows of messages archived before the rule were written; one
+// without "@" is dropped.
 func normalize(addrs []string) []string {
-	return appendAddresses(nil, addrs...)
+	keys := make([]string, 0, len(addrs))
+	for _, addr := range addrs {
+		if key, err := analyzer.Normalize(addr); err == nil {
+			keys = append(keys, key)
+		} else {
+			keys = appendAddresses(keys, addr)
+		}
+	}
+	return appendAddresses(nil, keys...)
 }
 
 // Scope counts the visible messages of tenant that an erasure of addrs would affect, in
@@ -112,7 +122,7 @@ func (a *Archive) Scope(ctx context.Context, tenant string, addrs []string) (Sco
 	if len(addrs) == 0 {
 		return Scope{}, nil
 	}
-	from, args := flagged(tenant, addrs)
+	from, args := flagged(addrs)
 	q := `SELECT COUNT(*), COALESCE(SUM(m.attachments), 0), COALESCE(SUM(a.s), 0), COALESCE(SUM(a.r), 0) FROM ` + from +
 		joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible
 	var sc scopeRow
@@ -270,11 +280,9 @@ func (a *Archive) Erase(ctx context.Context, r EraseRequest) (int, error) {
 // scopePage returns the ids of up to limit visible messages in the request's scope with
 // an id above after, in id order. It takes no lock: the batches check every id again.
 func (a *Archive) scopePage(ctx context.Context, r EraseRequest, after int64, limit int) ([]int64, error) {
-	in := "(" + database.InList(len(r.Addresses)) + ")"
-	q := `SELECT m.id FROM (SELECT id FROM metadata WHERE tenant_id = ? AND "from" IN ` + in + ` AND id > ?
-		UNION SELECT id FROM rcpt WHERE "to" IN ` + in + ` AND id > ?) a` + joinMetadata(a.db.Dialect) +
-		`WHERE m.tenant_id = ? AND ` + visible + ` ORDER BY m.id LIMIT ?`
-	args := append(append(append(append([]any{r.Tenant}, stringArgs(r.Addresses)...), after), stringArgs(r.Addresses)...), after, r.Tenant, limit)
+	q := `SELECT m.id FROM (SELECT DISTINCT id FROM address_role WHERE addr IN (` + database.InList(len(r.Addresses)) + `) AND id > ?) a` +
+		joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible + ` ORDER BY m.id LIMIT ?`
+	args := append(stringArgs(r.Addresses), after, r.Tenant, limit)
 	rows, err := a.db.QueryContext(ctx, a.db.Rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("erasure scope ids: %w", err)

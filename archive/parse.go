@@ -12,6 +12,7 @@ import (
 
 	"github.com/jhillyerd/enmime/v2"
 
+	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/archive/charset"
 )
 
@@ -27,7 +28,12 @@ type Parsed struct {
 	Sent        time.Time // Date header; zero when missing or unreadable
 	To, Cc, Bcc []string  // lower-cased addresses
 	Envelope    []string  // SMTP envelope recipients (RCPT TO), lower-cased
-	Text        string    // the text/plain body, else text from the HTML body
+	// Roles are the message's address roles by the address rule (docs/address-rule.md):
+	// analyzer.Distinct of analyzer.Roles over the top-level header, and the envelope
+	// recipients. From, To, Cc and Bcc above are the older reading the search filters use.
+	// Set by Parse (import), not by ParseChecked (a stored message read back).
+	Roles       []analyzer.Address
+	Text        string // the text/plain body, else text from the HTML body
 	Attachments []Attachment
 	Digest      [32]byte // SHA-256 of the original bytes
 	BodyDigest  [32]byte // SHA-256 of the bytes after the header
@@ -38,6 +44,7 @@ type Parsed struct {
 	// MaxPartDepth, more than MaxParts parts, …): the text and attachments are those of the
 	// parts read. "" when the whole tree was read.
 	ParseNote string
+	charsets  []string // the charsets the header's raw bytes are read in (messageCharsets)
 }
 
 // Attachment is one attached file of a message.
@@ -78,6 +85,7 @@ func (p *Parser) Parse(raw []byte) (*Parsed, error) {
 	out, _, err := p.parse(raw, true)
 	if err == nil {
 		out.Digest, out.BodyDigest = sha256.Sum256(raw), sha256.Sum256(bodyOf(withoutFromLine(raw)))
+		out.Roles = messageRoles(withoutFromLine(raw), out.charsets)
 	}
 	return out, err
 }
@@ -146,6 +154,7 @@ func (p *Parser) fromParts(raw []byte, root *enmime.Part) (*Parsed, error) {
 	}
 	out := &Parsed{Size: len(raw)}
 	out.readHeaders(h)
+	out.charsets = h.charsets
 	out.Text = string(charset.Text([]byte(env.text)))
 	out.Attachments = attachmentsOf(env)
 	out.Spam = p.isSpam(h)
@@ -305,8 +314,10 @@ func (p *Parser) isSpam(h messageHeader) bool {
 
 // withoutFromLine skips the mbox "From sender date" line that single-message files saved
 // from a mailbox often start with. The stored bytes keep it: they are the file as given.
+// "From  : a@b.example" (white space before the colon, RFC 5322 section 4.5) is a From
+// field, not such a line.
 func withoutFromLine(raw []byte) []byte {
-	if bytes.HasPrefix(raw, []byte("From ")) {
+	if bytes.HasPrefix(raw, []byte("From ")) && !bytes.HasPrefix(bytes.TrimLeft(raw[5:], " \t"), []byte(":")) {
 		if _, rest, ok := bytes.Cut(raw, []byte("\n")); ok {
 			return rest
 		}

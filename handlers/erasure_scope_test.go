@@ -10,16 +10,18 @@ import (
 	"net/mail"
 	"net/textproto"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/analyzer"
 )
 
 // This file counts an erasure's scope in the corpus without the archive's parser: the
-// headers with net/mail, the attachments with mime/multipart, so that the API's numbers
-// are checked against an independent reading (docs/api.md).
+// address roles with analyzer.Roles over a header split here, the attachments with
+// net/mail and mime/multipart, so that the API's numbers are checked against an
+// independent reading of the address rule (docs/api.md, docs/address-rule.md).
 
 // corpusScope is what an erasure of one address affects in the corpus.
 type corpusScope struct {
@@ -28,9 +30,9 @@ type corpusScope struct {
 }
 
 // countCorpusScope reads files (duplicates by SHA-256 counted once, as the archive stores
-// them) and counts the messages whose sender, or one of whose To, Cc or Bcc recipients,
-// is addr. A file that mentions addr but whose header net/mail cannot read fails the
-// test: it could not be judged independently.
+// them) and counts the messages in which addr (a key) has the sender or the recipient
+// role. A file in which addr has a role but whose header net/mail cannot read fails the
+// test: its attachments could not be counted independently.
 func countCorpusScope(t *testing.T, files []string, addr string) corpusScope {
 	t.Helper()
 	var out corpusScope
@@ -43,20 +45,16 @@ func countCorpusScope(t *testing.T, files []string, addr string) corpusScope {
 		} else {
 			seen[sum] = true
 		}
-		if !bytes.Contains(bytes.ToLower(raw), []byte(addr)) {
-			continue
-		}
-		msg, err := mail.ReadMessage(bytes.NewReader(skipMboxLine(raw)))
-		require.NoError(t, err, "%s names %s but its header does not parse", path, addr)
-		sends := firstAddress(msg.Header, "From") == addr ||
-			firstAddress(msg.Header, "From") == "" && firstAddress(msg.Header, "Sender") == addr
-		receives := false
-		for _, h := range []string{"To", "Cc", "Bcc"} {
-			receives = receives || contains(headerAddresses(msg.Header, h), addr)
+		sends, receives := false, false
+		for _, a := range analyzer.Roles(splitHeader(string(skipMboxLine(raw)))) {
+			sends = sends || a.Role == analyzer.Sender && a.Key == addr
+			receives = receives || a.Role == analyzer.Recipient && a.Key == addr
 		}
 		if !sends && !receives {
 			continue
 		}
+		msg, err := mail.ReadMessage(bytes.NewReader(skipMboxLine(raw)))
+		require.NoError(t, err, "%s names %s but its header does not parse", path, addr)
 		out.files = append(out.files, path)
 		out.sender += boolInt(sends)
 		out.recipient += boolInt(receives)
@@ -65,43 +63,33 @@ func countCorpusScope(t *testing.T, files []string, addr string) corpusScope {
 	return out
 }
 
+// splitHeader splits a message's header into fields as a tolerant reader does: a line
+// that starts with white space or has no colon continues the field above; the name keeps
+// any white space before its colon.
+func splitHeader(msg string) []analyzer.Field {
+	msg = strings.ReplaceAll(msg, "\r\n", "\n")
+	if end := strings.Index(msg, "\n\n"); end >= 0 {
+		msg = msg[:end]
+	}
+	var fields []analyzer.Field
+	for _, line := range strings.Split(msg, "\n") {
+		colon := strings.IndexByte(line, ':')
+		continuation := line != "" && (line[0] == ' ' || line[0] == '\t')
+		if len(fields) > 0 && (continuation || colon < 0) {
+			fields[len(fields)-1].Value += "\r\n" + line
+		} else if colon >= 0 {
+			fields = append(fields, analyzer.Field{Name: line[:colon], Value: line[colon+1:]})
+		}
+	}
+	return fields
+}
+
 func skipMboxLine(raw []byte) []byte {
-	if bytes.HasPrefix(raw, []byte("From ")) {
+	if bytes.HasPrefix(raw, []byte("From ")) && !bytes.HasPrefix(bytes.TrimLeft(raw[5:], " \t"), []byte(":")) {
 		_, rest, _ := bytes.Cut(raw, []byte("\n"))
 		return rest
 	}
 	return raw
-}
-
-// addressToken finds addr-specs in a header that net/mail cannot read as a list.
-var addressToken = regexp.MustCompile(`[^\s<>,;"'()]+@[^\s<>,;"'()]+`)
-
-// headerAddresses returns the lower-cased addresses of a header: the parsed list, or,
-// when the header does not parse (a display name with an @, say), every token that looks
-// like an address.
-func headerAddresses(h mail.Header, name string) []string {
-	value := h.Get(name)
-	if strings.TrimSpace(value) == "" {
-		return nil
-	}
-	var out []string
-	if list, err := h.AddressList(name); err == nil {
-		for _, a := range list {
-			out = append(out, strings.ToLower(a.Address))
-		}
-		return out
-	}
-	for _, tok := range addressToken.FindAllString(value, -1) {
-		out = append(out, strings.ToLower(tok))
-	}
-	return out
-}
-
-func firstAddress(h mail.Header, name string) string {
-	if list := headerAddresses(h, name); len(list) > 0 {
-		return list[0]
-	}
-	return ""
 }
 
 // countAttachments counts the parts of a message that are attachments: a part with

@@ -30,6 +30,19 @@ func Up(ctx context.Context, db *database.DB) error {
 	return nil
 }
 
+// UpTo applies the migrations of db's dialect up to and including version: for tests of
+// a migration over data written by an older schema.
+func UpTo(ctx context.Context, db *database.DB, version int64) error {
+	p, err := provider(db)
+	if err != nil {
+		return err
+	}
+	if _, err := p.UpTo(ctx, version); err != nil {
+		return fmt.Errorf("migrate %s to %d: %w", db.Dialect, version, err)
+	}
+	return nil
+}
+
 // Version reports the newest applied migration version.
 func Version(ctx context.Context, db *database.DB) (int64, error) {
 	p, err := provider(db)

@@ -41,7 +41,7 @@ func load(ctx context.Context, db *database.DB, w *world, withIndex bool) error 
 		return err
 	}
 	defer func() { _ = l.session(context.WithoutCancel(ctx), false) }()
-	tables := []string{"metadata", "rcpt"}
+	tables := []string{"metadata", "rcpt", "address_role"}
 	if withIndex {
 		tables = append(tables, "message_search")
 	}
@@ -49,7 +49,7 @@ func load(ctx context.Context, db *database.DB, w *world, withIndex bool) error 
 	if err != nil {
 		return err
 	}
-	steps := []func(context.Context) error{l.addressTable, l.background, l.subjectRows, l.holdRows}
+	steps := []func(context.Context) error{l.addressTable, l.background, l.subjectRows, l.roleRows, l.holdRows}
 	if withIndex {
 		steps = append(steps, l.searchRows)
 	}
@@ -64,6 +64,21 @@ func load(ctx context.Context, db *database.DB, w *world, withIndex bool) error 
 		}
 	}
 	return l.finish(ctx)
+}
+
+// roleRows fills address_role, which the erasure reads, from the metadata and rcpt rows
+// just written, as the migration does for older archives: the generated addresses are
+// plain lower-case keys, one From each, so these are the rows an import would write.
+func (l *loader) roleRows(ctx context.Context) error {
+	for _, q := range []string{
+		`INSERT INTO address_role (id, role, addr, domain) SELECT id, 1, "from", fromdomain FROM metadata WHERE "from" <> ''`,
+		`INSERT INTO address_role (id, role, addr, domain) SELECT DISTINCT id, 2, "to", todomain FROM rcpt`,
+	} {
+		if err := l.exec(ctx, q); err != nil {
+			return fmt.Errorf("address roles: %w", err)
+		}
+	}
+	return nil
 }
 
 func (l *loader) exec(ctx context.Context, q string, args ...any) error {

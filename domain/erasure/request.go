@@ -23,7 +23,6 @@ package erasure
 import (
 	"errors"
 	"fmt"
-	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -107,7 +106,9 @@ func NewRequest(cmd Create) (*Created, error) {
 		RequesterName: name, CreatedBy: cmd.Actor}, nil
 }
 
-// NormalizeAddresses trims, lower-cases, validates and de-duplicates addresses. When they
+// NormalizeAddresses trims, lower-cases, validates (domain.ValidAddress: one bare address,
+// a quoted local part allowed) and de-duplicates addresses. The application gives it the
+// keys of the address rule (analyzer.Normalize), which it keeps as they are. When they
 // break rule 1 it returns the problems, field → reason: "email_addresses" says what is
 // wrong overall, and each bad address (up to MaxAddresses of them) is named by its
 // position, "email_addresses[2]".
@@ -121,8 +122,7 @@ func NormalizeAddresses(in []string) ([]string, map[string]string) {
 	bad := 0
 	for i, raw := range in {
 		a := strings.ToLower(strings.TrimSpace(raw))
-		parsed, err := mail.ParseAddress(a)
-		if err != nil || parsed.Address != a || parsed.Name != "" || !strings.Contains(a, "@") {
+		if !domain.ValidAddress(a) {
 			if bad++; bad <= MaxAddresses {
 				problems[fmt.Sprintf("email_addresses[%d]", i)] = "not an email address: " + clip(strings.TrimSpace(raw), 320)
 			}

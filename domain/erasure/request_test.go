@@ -90,9 +90,9 @@ func contains(list []string, s string) bool {
 }
 
 func TestRule1Addresses(t *testing.T) {
-	got, problems := NormalizeAddresses([]string{" A@X.test", "a@x.test", "b@y.test"})
+	got, problems := NormalizeAddresses([]string{" A@X.test", "a@x.test", "b@y.test", `"John Doe"@example.com`})
 	assert.Empty(t, problems)
-	assert.Equal(t, []string{"a@x.test", "b@y.test"}, got)
+	assert.Equal(t, []string{"a@x.test", "b@y.test", `"john doe"@example.com`}, got, "a quoted local part that needs its quotes is an address")
 	for _, bad := range [][]string{nil, {"not-an-address"}, {"Name <a@x.test>"}, {""}} {
 		_, err := NewRequest(Create{Addresses: bad})
 		var v *domain.ValidationError

@@ -12,7 +12,6 @@
 package legalhold
 
 import (
-	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -107,10 +106,9 @@ func (h *Hold) Apply(e domain.Event, at time.Time) {
 	h.Version++
 }
 
-func validAddress(s string) bool {
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Address == s && a.Name == ""
-}
+// validAddress accepts one bare address, a quoted local part included (domain.ValidAddress);
+// the application gives the key of the address rule (analyzer.Normalize).
+func validAddress(s string) bool { return domain.ValidAddress(s) }
 
 func validDomain(s string) bool {
 	if len(s) == 0 || len(s) > 253 || !strings.Contains(s, ".") {

@@ -17,6 +17,8 @@ func TestRule1TypeAndValue(t *testing.T) {
 		typ, value, wantValue, badField string
 	}{
 		{TypeAddress, " Alice@Example.COM ", "alice@example.com", ""},
+		{TypeAddress, `"John Doe"@Example.com`, `"john doe"@example.com`, ""}, // a quoted local part that needs its quotes
+		{TypeAddress, "jörg@xn--bcher-kva.example", "jörg@xn--bcher-kva.example", ""},
 		{TypeAddress, "not an address", "", "value"},
 		{TypeAddress, "Alice <alice@example.com>", "", "value"},
 		{TypeDomain, "Example.com", "example.com", ""},

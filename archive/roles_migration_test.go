@@ -1,0 +1,63 @@
+package archive_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/database/dbtest"
+	"github.com/mailledger/mailledger/migrations"
+)
+
+// TestAddressRoleMigrationKeepsOldCoverage: messages archived before address_role existed
+// get role rows from the old columns when the migration runs, so an erasure finds at
+// least what it found before (docs/operations.md, "Upgrading to address roles").
+func TestAddressRoleMigrationKeepsOldCoverage(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		ctx := context.Background()
+		db := dbtest.OpenUnmigrated(t, d)
+		before := int64(6) // the last migration without address_role
+		if d == database.MySQL {
+			before = 7
+		}
+		require.NoError(t, migrations.UpTo(ctx, db, before))
+		now := database.TimeArg(d, time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC))
+		later := database.TimeArg(d, time.Date(2036, 1, 5, 8, 0, 0, 0, time.UTC))
+		for i, m := range []struct{ from, fromDomain, digest string }{
+			{"a@x.test", "x.test", "01"}, {"c@z.test", "z.test", "02"}, {"", "", "03"},
+		} {
+			_, err := db.Exec(db.Rebind(`INSERT INTO metadata (id, tenant_id, "from", fromdomain, subject, arrived, retained, size,
+				message_id, in_reply_to, refs, digest, bodydigest, key_id) VALUES (?, 'acme', ?, ?, '', ?, ?, 10, '', '', '', ?, ?, 'k')`),
+				i+1, m.from, m.fromDomain, now, later, m.digest, m.digest)
+			require.NoError(t, err)
+		}
+		for _, r := range [][]any{{1, "b@y.test", "y.test", "to"}, {1, "b@y.test", "y.test", "cc"}, {2, "a@x.test", "x.test", "envelope"}, {3, "b@y.test", "y.test", "bcc"}} {
+			_, err := db.Exec(db.Rebind(`INSERT INTO rcpt (id, "to", todomain, kind) VALUES (?, ?, ?, ?)`), r...)
+			require.NoError(t, err)
+		}
+		require.NoError(t, migrations.Up(ctx, db))
+
+		dir := t.TempDir()
+		blobs, err := archive.NewLocalStore(filepath.Join(dir, "store"))
+		require.NoError(t, err)
+		keys, err := archive.LoadOrCreateKeyring(filepath.Join(dir, "keys"))
+		require.NoError(t, err)
+		arc, err := archive.New(db, blobs, keys, archive.Options{})
+		require.NoError(t, err)
+		for addr, want := range map[string]archive.Scope{
+			"a@x.test": {AsSender: 1, AsRecipient: 1, Affected: 2},
+			"b@y.test": {AsRecipient: 2, Affected: 2},
+			"c@z.test": {AsSender: 1, Affected: 1},
+		} {
+			got, err := arc.Scope(ctx, "acme", []string{addr})
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "scope of %s after the migration", addr)
+		}
+	})
+}
