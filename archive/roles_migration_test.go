@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -60,4 +61,69 @@ func TestAddressRoleMigrationKeepsOldCoverage(t *testing.T) {
 			assert.Equal(t, want, got, "scope of %s after the migration", addr)
 		}
 	})
+}
+
+// TestAddressRoleMigrationRekeysOldForms: the old columns kept a domain as written
+// (Unicode or xn--) and a hold's value as typed; after the migrations both are the rule's
+// keys, so a hold placed before the upgrade covers the old mail in either spelling, and
+// an erasure request in either spelling finds it.
+func TestAddressRoleMigrationRekeysOldForms(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		ctx := context.Background()
+		db := dbtest.OpenUnmigrated(t, d)
+		before := int64(6) // the last migration without address_role
+		if d == database.MySQL {
+			before = 7
+		}
+		require.NoError(t, migrations.UpTo(ctx, db, before))
+		now := database.TimeArg(d, time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC))
+		later := database.TimeArg(d, time.Date(2036, 1, 5, 8, 0, 0, 0, time.UTC))
+		for i, m := range []struct{ from, fromDomain string }{
+			{"jo@bücher.example", "bücher.example"}, {"ann@xn--bcher-kva.example", "xn--bcher-kva.example"},
+		} {
+			digest := fmt.Sprintf("%02d", i+1)
+			_, err := db.Exec(db.Rebind(`INSERT INTO metadata (id, tenant_id, "from", fromdomain, subject, arrived, retained, size,
+				message_id, in_reply_to, refs, digest, bodydigest, key_id) VALUES (?, 'acme', ?, ?, '', ?, ?, 10, '', '', '', ?, ?, 'k')`),
+				i+1, m.from, m.fromDomain, now, later, digest, digest)
+			require.NoError(t, err)
+		}
+		_, err := db.Exec(db.Rebind(`INSERT INTO rcpt (id, "to", todomain, kind) VALUES (1, 'ann@xn--bcher-kva.example', 'xn--bcher-kva.example', 'to')`))
+		require.NoError(t, err)
+		for _, h := range [][]any{{"LH-1", "domain", "bücher.example"}, {"LH-2", "address", "jo@xn--bcher-kva.example"}} {
+			_, err := db.Exec(db.Rebind(`INSERT INTO legal_holds (id, tenant_id, type, value, reason, matter, status, created_by, created_at)
+				VALUES (?, 'acme', ?, ?, 'r', '', 'active', 'dpo', ?)`), append(h, now)...)
+			require.NoError(t, err)
+		}
+		require.NoError(t, migrations.Up(ctx, db))
+
+		var unicode int
+		require.NoError(t, db.QueryRow(`SELECT COUNT(*) FROM address_role WHERE addr LIKE '%ü%' OR domain LIKE '%ü%'`).Scan(&unicode))
+		assert.Zero(t, unicode, "address_role rows keep a Unicode spelling")
+		arc := openArchive(t, db)
+		for _, addr := range []string{"jo@bücher.example", "jo@xn--bcher-kva.example", "JO@Bücher.Example"} {
+			got, holds, _, err := arc.Assess(ctx, "acme", []string{addr})
+			require.NoError(t, err)
+			assert.Equal(t, archive.Scope{AsSender: 1, Affected: 1}, got, "scope of %s", addr)
+			ids := make([]string, len(holds))
+			for i, h := range holds {
+				ids[i] = h.ID
+			}
+			assert.ElementsMatch(t, []string{"LH-1", "LH-2"}, ids, "holds covering %s", addr)
+		}
+		got, err := arc.Scope(ctx, "acme", []string{"ann@bücher.example"})
+		require.NoError(t, err)
+		assert.Equal(t, archive.Scope{AsSender: 1, AsRecipient: 1, Affected: 2}, got)
+	})
+}
+
+func openArchive(t *testing.T, db *database.DB) *archive.Archive {
+	t.Helper()
+	dir := t.TempDir()
+	blobs, err := archive.NewLocalStore(filepath.Join(dir, "store"))
+	require.NoError(t, err)
+	keys, err := archive.LoadOrCreateKeyring(filepath.Join(dir, "keys"))
+	require.NoError(t, err)
+	arc, err := archive.New(db, blobs, keys, archive.Options{})
+	require.NoError(t, err)
+	return arc
 }

@@ -62,5 +62,5 @@ func provider(db *database.DB) (*goose.Provider, error) {
 		database.Postgres: goose.DialectPostgres,
 		database.MySQL:    goose.DialectMySQL,
 	}[db.Dialect]
-	return goose.NewProvider(dialect, db.DB, sub)
+	return goose.NewProvider(dialect, db.DB, sub, goose.WithGoMigrations(rekeyMigration(db.Dialect)))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/domain/legalhold"
 	"github.com/mailledger/mailledger/eventstore"
@@ -33,7 +34,7 @@ func (LegalHolds) Project(ctx context.Context, tx *database.Tx, rec *eventstore.
 	switch ev := e.(type) {
 	case *legalhold.Placed:
 		_, err = tx.Exec(ctx, `INSERT INTO legal_holds (id, tenant_id, type, value, reason, matter, status, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			ev.ID, ev.TenantID, ev.Type, ev.Value, ev.Reason, ev.Matter, legalhold.StatusActive, ev.CreatedBy, at)
+			ev.ID, ev.TenantID, ev.Type, holdKey(ev.Type, ev.Value), ev.Reason, ev.Matter, legalhold.StatusActive, ev.CreatedBy, at)
 	case *legalhold.Released:
 		_, err = tx.Exec(ctx, `UPDATE legal_holds SET status = ?, released_by = ?, released_at = ? WHERE id = ?`,
 			legalhold.StatusReleased, ev.ReleasedBy, at, ev.ID)
@@ -42,4 +43,22 @@ func (LegalHolds) Project(ctx context.Context, tx *database.Tx, rec *eventstore.
 		return fmt.Errorf("legal_holds: %w", err)
 	}
 	return nil
+}
+
+// holdKey is the value a hold is matched by: the address rule's key of its address or
+// domain (docs/address-rule.md), the form address_role holds. Holds placed since the rule
+// carry their key already; older events carry the value as typed then ("Bücher.example"),
+// and a rebuild must give them the same key as the migration that re-keyed them did. A
+// value the rule refuses stays as it is.
+func holdKey(typ, value string) string {
+	norm := analyzer.Normalize
+	if typ == legalhold.TypeDomain {
+		norm = analyzer.NormalizeDomain
+	} else if typ != legalhold.TypeAddress {
+		return value
+	}
+	if key, err := norm(value); err == nil {
+		return key
+	}
+	return value
 }
