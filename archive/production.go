@@ -275,18 +275,14 @@ func (p *Parsed) addRecipient(kind, addr string) {
 }
 
 func (d *Document) parse(p *Parser, digest [32]byte) error {
-	msg, err := p.ParseChecked(d.Raw, digest)
+	msg, sums, err := p.parseForProduction(d.Raw, digest)
 	if err != nil {
 		return fmt.Errorf("%w: message %d: %v", ErrUnreadable, d.EmailID, err)
 	}
 	if len(msg.Attachments) > MaxAttachments {
 		return fmt.Errorf("%w: message %d has %d attachments, more than %d", ErrUnreadable, d.EmailID, len(msg.Attachments), MaxAttachments)
 	}
-	d.Msg, d.SHA256, d.MD5 = msg, msg.Digest, md5.Sum(d.Raw)
-	d.AttachmentMD5 = make([][16]byte, len(msg.Attachments))
-	for i, a := range msg.Attachments {
-		d.AttachmentMD5[i] = md5.Sum(a.Content)
-	}
+	d.Msg, d.SHA256, d.MD5, d.AttachmentMD5 = msg, msg.Digest, md5.Sum(d.Raw), sums
 	return nil
 }
 
