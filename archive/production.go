@@ -322,12 +322,13 @@ func (c ProductionConfig) validate() error {
 }
 
 // productionWriters is how many files of a production are written at once: creating a
-// file costs a synchronous trip through the file system, so several in parallel keep the
-// single writer of the load files busy. With 4, exportbench's writer spent 5.7 s of a
-// 9.5 s export waiting for a free slot while the workers waited for it; with 16, 0.2–1.4 s
-// (docs/performance.md, "Export"). The bytes they hold stay in the export's memory budget
-// until they are written (AddThen).
-const productionWriters = 16
+// file costs a synchronous trip through the file system, so a few in parallel keep the
+// single writer of the load files busy. 8 and 16 were measured against 4 (exportbench,
+// docs/performance.md "Export"): the writer waited less for a free slot, but the exports
+// were not faster against their floors on the loaded machine, and the natives-only export
+// (every file in one folder) got fewer cores; 4 was kept. The bytes they hold stay in the
+// export's memory budget until they are written (AddThen).
+const productionWriters = 4
 
 // Production writes one job's files. It is not safe for concurrent use: one goroutine
 // adds the documents, in Bates order; their files are written by a few goroutines of its
