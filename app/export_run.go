@@ -249,8 +249,7 @@ func (r *jobRun) write(ctx context.Context, results <-chan outcome, tokens <-cha
 		}
 		for o, ok := held[next]; ok; o, ok = held[next] {
 			delete(held, next)
-			err := r.take(ctx, o)
-			r.release(o.weight)
+			err := r.take(ctx, o) // gives o's bytes back
 			<-tokens
 			next++
 			if err != nil {
@@ -269,13 +268,18 @@ func (r *jobRun) releaseAll(held map[int]outcome) {
 	}
 }
 
-// take numbers and writes one produced email, and adds its item to the batch.
+// take numbers and writes one produced email, and adds its item to the batch. The email's
+// bytes go back to the memory budget once its files are written (the production writes
+// them in the background), or at once when it writes none.
 func (r *jobRun) take(ctx context.Context, o outcome) error {
+	if o.doc == nil || o.err != nil {
+		r.release(o.weight)
+	}
 	if o.err != nil {
 		return o.err
 	}
 	if o.doc != nil {
-		bates, err := r.prod.Add(r.next, o.doc)
+		bates, err := r.prod.AddThen(r.next, o.doc, func() { r.release(o.weight) })
 		if err != nil {
 			return err
 		}

@@ -275,18 +275,14 @@ func (p *Parsed) addRecipient(kind, addr string) {
 }
 
 func (d *Document) parse(p *Parser, digest [32]byte) error {
-	msg, err := p.ParseChecked(d.Raw, digest)
+	msg, sums, err := p.parseForProduction(d.Raw, digest)
 	if err != nil {
 		return fmt.Errorf("%w: message %d: %v", ErrUnreadable, d.EmailID, err)
 	}
 	if len(msg.Attachments) > MaxAttachments {
 		return fmt.Errorf("%w: message %d has %d attachments, more than %d", ErrUnreadable, d.EmailID, len(msg.Attachments), MaxAttachments)
 	}
-	d.Msg, d.SHA256, d.MD5 = msg, msg.Digest, md5.Sum(d.Raw)
-	d.AttachmentMD5 = make([][16]byte, len(msg.Attachments))
-	for i, a := range msg.Attachments {
-		d.AttachmentMD5[i] = md5.Sum(a.Content)
-	}
+	d.Msg, d.SHA256, d.MD5, d.AttachmentMD5 = msg, msg.Digest, md5.Sum(d.Raw), sums
 	return nil
 }
 
@@ -326,8 +322,12 @@ func (c ProductionConfig) validate() error {
 }
 
 // productionWriters is how many files of a production are written at once: creating a
-// file costs a synchronous trip through the file system's journal, so a few in parallel
-// keep the single writer of the load files busy.
+// file costs a synchronous trip through the file system, so a few in parallel keep the
+// single writer of the load files busy. 8 and 16 were measured against 4 (exportbench,
+// docs/performance.md "Export"): the writer waited less for a free slot, but the exports
+// were not faster against their floors on the loaded machine, and the natives-only export
+// (every file in one folder) got fewer cores; 4 was kept. The bytes they hold stay in the
+// export's memory budget until they are written (AddThen).
 const productionWriters = 4
 
 // Production writes one job's files. It is not safe for concurrent use: one goroutine
@@ -441,6 +441,16 @@ func (p *Production) BatesID(number int64) string {
 // load-file rows. It returns the document's Bates id. Any error, an earlier file write's
 // included, leaves the production unusable.
 func (p *Production) Add(number int64, doc *Document) (string, error) {
+	return p.AddThen(number, doc, nil)
+}
+
+// AddThen is Add, and calls written (when not nil) once every file of the document has
+// been written or has failed, or at once when none is: the caller then knows the
+// document's bytes are no longer held. It is called exactly once, whatever Add returns.
+func (p *Production) AddThen(number int64, doc *Document, written func()) (string, error) {
+	pending := &pendingFiles{done: written}
+	pending.add() // until every write is handed out
+	defer pending.finish()
 	if err := p.failed.Load(); err != nil {
 		return "", *err
 	}
@@ -452,19 +462,19 @@ func (p *Production) Add(number int64, doc *Document) (string, error) {
 	e := entry{docID: id, doc: doc}
 	var err error
 	if p.cfg.Natives {
-		if e.nativePath, err = p.write(folder, NativesDir, id+".eml", doc.Raw, &doc.SHA256); err != nil {
+		if e.nativePath, err = p.write(folder, NativesDir, id+".eml", doc.Raw, &doc.SHA256, pending); err != nil {
 			return "", err
 		}
 	}
 	if p.cfg.Text {
-		if e.textPath, err = p.write(folder, TextDir, id+".txt", []byte(doc.Msg.Text), nil); err != nil {
+		if e.textPath, err = p.write(folder, TextDir, id+".txt", []byte(doc.Msg.Text), nil, pending); err != nil {
 			return "", err
 		}
 	}
 	if p.cfg.Attachments {
 		for _, att := range doc.Msg.Attachments {
 			name := fmt.Sprintf("%s_%03d.%s", id, att.Seq, AttachmentExt(att.Name, att.Type))
-			rel, err := p.write(folder, AttachmentsDir, name, att.Content, &att.Digest)
+			rel, err := p.write(folder, AttachmentsDir, name, att.Content, &att.Digest, pending)
 			if err != nil {
 				return "", err
 			}
@@ -474,11 +484,26 @@ func (p *Production) Add(number int64, doc *Document) (string, error) {
 	return id, p.writeRows(e.rows(p.cfg))
 }
 
+// pendingFiles counts a document's files not yet written; done is called when none is left.
+type pendingFiles struct {
+	n    atomic.Int32
+	done func()
+}
+
+func (f *pendingFiles) add() { f.n.Add(1) }
+
+func (f *pendingFiles) finish() {
+	if f.n.Add(-1) == 0 && f.done != nil {
+		f.done()
+	}
+}
+
 // write stores data as dir/name under the custodian folder (when there is one), in the
 // background, and returns its path relative to the job directory, with "/". sum is the
 // SHA-256 of data when the caller knows it (a native's digest was checked when it was
-// read, an attachment's computed when it was decoded); nil has it computed here.
-func (p *Production) write(folder, dir, name string, data []byte, sum *[32]byte) (string, error) {
+// read, an attachment's computed when it was decoded); nil has it computed here. pending
+// counts the write until it ends.
+func (p *Production) write(folder, dir, name string, data []byte, sum *[32]byte, pending *pendingFiles) (string, error) {
 	rel := path.Join(folder, dir)
 	if !p.dirs[rel] {
 		if err := makeDirs(p.dirFD, rel, 0o750); err != nil {
@@ -487,7 +512,9 @@ func (p *Production) write(folder, dir, name string, data []byte, sum *[32]byte)
 		p.dirs[rel] = true
 	}
 	rel = path.Join(rel, name)
+	pending.add()
 	p.writes.Go(func() error {
+		defer pending.finish()
 		if err := p.writeFile(rel, data); err != nil {
 			err = fmt.Errorf("write %s: %w", rel, err)
 			p.failed.CompareAndSwap(nil, &err)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -177,4 +178,55 @@ func TestCreateProductionRefusesBadConfig(t *testing.T) {
 	entries, err := os.ReadDir(root)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing created")
+}
+
+// TestProductionAddThenAfterTheFiles: AddThen calls back once per document, after every
+// one of its files is on disk (its bytes are then no longer held), and at once for a
+// document with no file.
+func TestProductionAddThenAfterTheFiles(t *testing.T) {
+	root := t.TempDir()
+	p, err := archive.CreateProduction(root, "acme", testJob, archive.ProductionConfig{
+		Prefix: "CB", Digits: 4, Natives: true, Text: true, Attachments: true, CSV: true, DateFormat: "iso8601"})
+	require.NoError(t, err)
+	dir, err := archive.ProductionDir(root, "acme", testJob)
+	require.NoError(t, err)
+	var atts []archive.Attachment
+	for i := range 20 {
+		a := archive.Attachment{Seq: i + 1, Name: "a.txt", Type: "text/plain", Content: bytes.Repeat([]byte{byte('a' + i)}, 64<<10)}
+		a.Digest = sha256.Sum256(a.Content)
+		atts = append(atts, a)
+	}
+	calls := make(chan []string, 10)
+	onDisk := func(paths ...string) func() {
+		return func() {
+			var missing []string
+			for _, rel := range paths {
+				if fi, err := os.Stat(filepath.Join(dir, rel)); err != nil || fi.Size() == 0 {
+					missing = append(missing, rel)
+				}
+			}
+			calls <- missing
+		}
+	}
+	files := []string{"NATIVES/CB_0001.eml", "TEXT/CB_0001.txt"}
+	for _, a := range atts {
+		files = append(files, "ATTACHMENTS/CB_0001_"+strings.Repeat("0", 3-len(strconv.Itoa(a.Seq)))+strconv.Itoa(a.Seq)+".txt")
+	}
+	_, err = p.AddThen(1, document(1, "raw one", &archive.Parsed{From: "ann@x.test", Text: "hello", Attachments: atts}), onDisk(files...))
+	require.NoError(t, err)
+	_, err = p.AddThen(2, document(2, "raw two", &archive.Parsed{From: "bob@y.test", Text: "hi"}), onDisk("NATIVES/CB_0002.eml", "TEXT/CB_0002.txt"))
+	require.NoError(t, err)
+	_, err = p.Close()
+	require.NoError(t, err)
+	require.Len(t, calls, 2, "one call per document, all made by Close")
+	assert.Empty(t, <-calls, "every file of the document was written before the call")
+	assert.Empty(t, <-calls)
+
+	none, err := archive.CreateProduction(root, "acme", testJob, archive.ProductionConfig{Prefix: "CB", Digits: 4, CSV: true, DateFormat: "iso8601"})
+	require.NoError(t, err)
+	called := 0
+	_, err = none.AddThen(1, document(1, "raw", &archive.Parsed{}), func() { called++ })
+	require.NoError(t, err)
+	assert.Equal(t, 1, called, "no file: called at once")
+	require.NoError(t, none.Abort())
 }

@@ -177,6 +177,8 @@ func (e *benchEnv) floorPass(ctx context.Context, readers int, work string) (flo
 type exportResult struct {
 	took       time.Duration
 	cpu        time.Duration // the process's CPU time during the export
+	queued     time.Duration // created_at to started_at: the admission by the background consumer
+	ran        time.Duration // started_at to completed_at, as the ledger recorded them
 	jobID      string
 	status     string
 	processed  int
@@ -261,6 +263,9 @@ func (e *benchEnv) runExport(ctx context.Context, ex *exporter, workers int, nat
 	stopSampling()
 	res.rssPeak = procStatus("VmHWM")
 	res.jobID, res.status, res.processed, res.failed = v.JobID, v.Status, v.Processed, v.Failed
+	if v.StartedAt != nil && v.CompletedAt != nil {
+		res.queued, res.ran = v.StartedAt.Sub(v.CreatedAt), v.CompletedAt.Sub(*v.StartedAt)
+	}
 	if v.OutputSize != nil {
 		res.outputSize = *v.OutputSize
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/mailledger/mailledger/bench/internal/benchenv"
@@ -31,6 +32,8 @@ type config struct {
 	tmpDir     string
 	zipCmd     string
 	cpuProfile string
+	memProfile string
+	profile    string // which exports the profiles cover: both, natives or all
 	keep       bool
 }
 
@@ -46,10 +49,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.rounds, "rounds", 3, "rounds of each ZIP measurement (the median is reported)")
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the database, the store and the production")
 	fs.StringVar(&c.zipCmd, "zip", "zip", "the zip command to compare the download with (skipped when not found)")
-	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the two exports (only) to this file")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the exports (only; see -profile) to this file")
+	fs.StringVar(&c.memProfile, "memprofile", "", "write an allocation profile of the exports (see -profile) to this file, and one taken just before them to this file + \".base\" (go tool pprof -sample_index=alloc_space -diff_base FILE.base FILE)")
+	fs.StringVar(&c.profile, "profile", "both", "which exports -cpuprofile and -memprofile cover: both, natives (the natives-only export) or all (the all-options export)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (database, store, production) and print its path")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if c.profile != "both" && c.profile != "natives" && c.profile != "all" {
+		return nil, errors.New("-profile must be both, natives or all")
 	}
 	if c.messages < 1 || c.workers < 1 || c.workers > 32 || c.readers < 1 || c.batch < 1 || c.rounds < 1 {
 		return nil, errors.New("-messages, -readers, -batch and -rounds must be at least 1; -workers 1 to 32")
@@ -122,16 +130,41 @@ func measure(ctx context.Context, cfg *config, env *benchEnv, out io.Writer) (*r
 		return nil, err
 	}
 	defer ex.stop()
-	stopProfile, err := benchenv.StartCPUProfile(cfg.cpuProfile)
-	if err != nil {
-		return nil, err
+	// One profile covers the exports -profile names: started before the first of them and
+	// stopped after the last.
+	covers := func(which string) bool { return cfg.profile == "both" || cfg.profile == which }
+	var stopProfiles func() error
+	startIf := func(which string) error {
+		if stopProfiles == nil && covers(which) {
+			var err error
+			stopProfiles, err = startProfiles(cfg)
+			return err
+		}
+		return nil
 	}
-	res.natives, err = env.runExport(ctx, ex, cfg.workers, true)
+	stopIf := func(which string) error {
+		if stopProfiles != nil && covers(which) && (which == "all" || cfg.profile == "natives") {
+			stop := stopProfiles
+			stopProfiles = nil
+			return stop()
+		}
+		return nil
+	}
+	err = startIf("natives")
+	if err == nil {
+		res.natives, err = env.runExport(ctx, ex, cfg.workers, true)
+		err = errors.Join(err, stopIf("natives"))
+	}
 	if err == nil {
 		fmt.Fprintf(out, "natives-only export done: %s, %s\n", res.natives.status, res.natives.took.Round(time.Millisecond))
-		res.export, err = env.runExport(ctx, ex, cfg.workers, false)
+		if err = startIf("all"); err == nil {
+			res.export, err = env.runExport(ctx, ex, cfg.workers, false)
+			err = errors.Join(err, stopIf("all"))
+		}
 	}
-	stopProfile()
+	if stopProfiles != nil { // an export failed while profiled
+		_ = stopProfiles()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
@@ -144,6 +177,38 @@ func measure(ctx context.Context, cfg *config, env *benchEnv, out io.Writer) (*r
 		return nil, fmt.Errorf("zip: %w", err)
 	}
 	return res, nil
+}
+
+// startProfiles starts the CPU profile and takes the base of the allocation profile, as
+// asked; the function returned writes them.
+func startProfiles(cfg *config) (func() error, error) {
+	if cfg.memProfile != "" {
+		if err := writeHeapProfile(cfg.memProfile + ".base"); err != nil {
+			return nil, err
+		}
+	}
+	stopCPU, err := benchenv.StartCPUProfile(cfg.cpuProfile)
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		stopCPU()
+		if cfg.memProfile == "" {
+			return nil
+		}
+		return writeHeapProfile(cfg.memProfile)
+	}, nil
+}
+
+// writeHeapProfile writes the heap profile (its alloc_space samples count every allocation
+// since the start) to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC() // the profile is as of the last GC
+	return errors.Join(pprof.WriteHeapProfile(f), f.Close())
 }
 
 func rate(n float64, d time.Duration) float64 {

@@ -1,0 +1,70 @@
+package archive
+
+import (
+	"crypto/md5"
+	"crypto/sha256"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/jhillyerd/enmime/v2"
+
+	"github.com/mailledger/mailledger/archive/charset"
+)
+
+// parseForProduction is ParseChecked for a production (ReadDocument): the same part tree,
+// decoding, text, attachments and header fields, without what a production never reads and
+// the import needs: the warnings (strings made from every part's errors), the spam flag and
+// a second copy of the text. Each attachment's MD5, which the load files need, is computed
+// in the same pass as its SHA-256, while its decoded bytes are in the cache, and returned
+// beside the parse. The output of a production is the same as through ParseChecked
+// (TestParseForProductionMatchesParse).
+func (p *Parser) parseForProduction(raw []byte, digest [32]byte) (*Parsed, [][16]byte, error) {
+	content := withoutFromLine(raw)
+	if !looksLikeMessage(content) {
+		return nil, nil, ErrNotMessage
+	}
+	root, note, _, err := p.readParts(content, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := messageHeader{header: root.Header, charsets: messageCharsets(root)}
+	decodeParts(root, h.charsets)
+	env, err := p.sortParts(root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse mime: %w", err)
+	}
+	out := &Parsed{Size: len(raw), Digest: digest, ParseNote: note}
+	out.readHeaders(h)
+	out.Warnings = nil // readHeaders' own (an unreadable Date or address header): not read here
+	if utf8.ValidString(env.text) {
+		out.Text = env.text // already a string of its own: no copy through charset.Text
+	} else {
+		out.Text = string(charset.Text([]byte(env.text)))
+	}
+	var sums [][16]byte
+	out.Attachments, sums = productionAttachments(env)
+	return out, sums, nil
+}
+
+// productionAttachments is attachmentsOf with the MD5 of each attachment besides its
+// SHA-256.
+func productionAttachments(env *envelope) ([]Attachment, [][16]byte) {
+	var out []Attachment
+	var sums [][16]byte
+	for _, list := range [][]*enmime.Part{env.attachments, env.inlines, env.others} {
+		for _, part := range list {
+			if part.FileName == "" && env.hasInlines && isInlineBody(part) {
+				continue
+			}
+			if part.FileName == "" && part.Disposition != "attachment" {
+				continue
+			}
+			out = append(out, Attachment{
+				Seq: len(out) + 1, Name: part.FileName, Type: part.ContentType,
+				Size: len(part.Content), Digest: sha256.Sum256(part.Content), Content: part.Content,
+			})
+			sums = append(sums, md5.Sum(part.Content))
+		}
+	}
+	return out, sums
+}
