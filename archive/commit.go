@@ -282,9 +282,9 @@ func (a *Archive) metadataArgs(d database.Dialect, p *Prepared) []any {
 	if m.Spam {
 		spam = 1
 	}
-	var note any // NULL: the part tree was read whole
-	if m.ParseNote != "" {
-		note = clip(cleanText(m.ParseNote), 255)
+	var note any // NULL: the message was read as written
+	if n := strings.Trim(m.ParseNote+"; "+m.DateNote, "; "); n != "" {
+		note = clip(cleanText(n), 255)
 	}
 	return []any{p.In.Tenant, clip(m.From, 255), clip(m.FromDomain, 255), cleanText(m.Subject), spam,
 		database.TimeArg(d, p.In.Arrived), sent, msgdate, database.TimeArg(d, p.In.Arrived.Add(a.retention)),

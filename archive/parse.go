@@ -44,7 +44,10 @@ type Parsed struct {
 	// MaxPartDepth, more than MaxParts parts, …): the text and attachments are those of the
 	// parts read. "" when the whole tree was read.
 	ParseNote string
-	charsets  []string // the charsets the header's raw bytes are read in (messageCharsets)
+	// DateNote says how the Date header was read when not as written (an unknown or
+	// missing zone read as UTC, an unusable date replaced by the arrival time); "" else.
+	DateNote string
+	charsets []string // the charsets the header's raw bytes are read in (messageCharsets)
 }
 
 // Attachment is one attached file of a message.
@@ -205,9 +208,10 @@ func (m *Parsed) readHeaders(h messageHeader) {
 	}
 	m.To, m.Cc, m.Bcc = m.addresses(h, "To"), m.addresses(h, "Cc"), m.addresses(h, "Bcc")
 	if date := h.get("Date"); date != "" {
-		if d, err := mail.ParseDate(date); err == nil {
-			m.Sent = d.UTC()
+		if d, note, ok := parseDate(date); ok {
+			m.Sent, m.DateNote = d, note
 		} else {
+			m.DateNote = "Date header unusable: the arrival time is the message's date"
 			m.warn("unreadable Date header")
 		}
 	}

@@ -33,7 +33,7 @@ func (p *Parser) parseForProduction(raw []byte, digest [32]byte) (*Parsed, [][16
 	if err != nil {
 		return nil, nil, fmt.Errorf("parse mime: %w", err)
 	}
-	out := &Parsed{Size: len(raw), Digest: digest, ParseNote: note}
+	out := &Parsed{Size: len(raw), Digest: digest, ParseNote: note, charsets: h.charsets}
 	out.readHeaders(h)
 	out.Warnings = nil // readHeaders' own (an unreadable Date or address header): not read here
 	if utf8.ValidString(env.text) {
