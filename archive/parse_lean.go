@@ -2,11 +2,8 @@ package archive
 
 import (
 	"crypto/md5"
-	"crypto/sha256"
 	"fmt"
 	"unicode/utf8"
-
-	"github.com/jhillyerd/enmime/v2"
 
 	"github.com/mailledger/mailledger/archive/charset"
 )
@@ -49,22 +46,10 @@ func (p *Parser) parseForProduction(raw []byte, digest [32]byte) (*Parsed, [][16
 // productionAttachments is attachmentsOf with the MD5 of each attachment besides its
 // SHA-256.
 func productionAttachments(env *envelope) ([]Attachment, [][16]byte) {
-	var out []Attachment
-	var sums [][16]byte
-	for _, list := range [][]*enmime.Part{env.attachments, env.inlines, env.others} {
-		for _, part := range list {
-			if part.FileName == "" && env.hasInlines && isInlineBody(part) {
-				continue
-			}
-			if part.FileName == "" && part.Disposition != "attachment" {
-				continue
-			}
-			out = append(out, Attachment{
-				Seq: len(out) + 1, Name: part.FileName, Type: part.ContentType,
-				Size: len(part.Content), Digest: sha256.Sum256(part.Content), Content: part.Content,
-			})
-			sums = append(sums, md5.Sum(part.Content))
-		}
+	out := attachmentsOf(env)
+	sums := make([][16]byte, len(out))
+	for i, a := range out {
+		sums[i] = md5.Sum(a.Content)
 	}
 	return out, sums
 }

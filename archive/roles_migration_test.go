@@ -22,14 +22,7 @@ import (
 func TestAddressRoleMigrationKeepsOldCoverage(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		ctx := context.Background()
-		db := dbtest.OpenUnmigrated(t, d)
-		before := int64(6) // the last migration without address_role
-		if d == database.MySQL {
-			before = 7
-		}
-		require.NoError(t, migrations.UpTo(ctx, db, before))
-		now := database.TimeArg(d, time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC))
-		later := database.TimeArg(d, time.Date(2036, 1, 5, 8, 0, 0, 0, time.UTC))
+		db, now, later := beforeAddressRoles(t, d)
 		for i, m := range []struct{ from, fromDomain, digest string }{
 			{"a@x.test", "x.test", "01"}, {"c@z.test", "z.test", "02"}, {"", "", "03"},
 		} {
@@ -44,13 +37,7 @@ func TestAddressRoleMigrationKeepsOldCoverage(t *testing.T) {
 		}
 		require.NoError(t, migrations.Up(ctx, db))
 
-		dir := t.TempDir()
-		blobs, err := archive.NewLocalStore(filepath.Join(dir, "store"))
-		require.NoError(t, err)
-		keys, err := archive.LoadOrCreateKeyring(filepath.Join(dir, "keys"))
-		require.NoError(t, err)
-		arc, err := archive.New(db, blobs, keys, archive.Options{})
-		require.NoError(t, err)
+		arc := openArchive(t, db)
 		for addr, want := range map[string]archive.Scope{
 			"a@x.test": {AsSender: 1, AsRecipient: 1, Affected: 2},
 			"b@y.test": {AsRecipient: 2, Affected: 2},
@@ -70,14 +57,7 @@ func TestAddressRoleMigrationKeepsOldCoverage(t *testing.T) {
 func TestAddressRoleMigrationRekeysOldForms(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		ctx := context.Background()
-		db := dbtest.OpenUnmigrated(t, d)
-		before := int64(6) // the last migration without address_role
-		if d == database.MySQL {
-			before = 7
-		}
-		require.NoError(t, migrations.UpTo(ctx, db, before))
-		now := database.TimeArg(d, time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC))
-		later := database.TimeArg(d, time.Date(2036, 1, 5, 8, 0, 0, 0, time.UTC))
+		db, now, later := beforeAddressRoles(t, d)
 		for i, m := range []struct{ from, fromDomain string }{
 			{"jo@bücher.example", "bücher.example"}, {"ann@xn--bcher-kva.example", "xn--bcher-kva.example"},
 		} {
@@ -126,4 +106,18 @@ func openArchive(t *testing.T, db *database.DB) *archive.Archive {
 	arc, err := archive.New(db, blobs, keys, archive.Options{})
 	require.NoError(t, err)
 	return arc
+}
+
+// beforeAddressRoles opens a database of dialect d migrated up to the last version
+// without address_role, and gives an arrival time and a retention time to write rows with.
+func beforeAddressRoles(t *testing.T, d database.Dialect) (db *database.DB, now, later any) {
+	t.Helper()
+	db = dbtest.OpenUnmigrated(t, d)
+	before := int64(6) // the last migration without address_role
+	if d == database.MySQL {
+		before = 7
+	}
+	require.NoError(t, migrations.UpTo(context.Background(), db, before))
+	return db, database.TimeArg(d, time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)),
+		database.TimeArg(d, time.Date(2036, 1, 5, 8, 0, 0, 0, time.UTC))
 }
