@@ -312,9 +312,15 @@ func wordCut(w string) string {
 // pair joins two texts). The zero TermSet is ready for use; it is not safe for concurrent
 // use.
 type TermSet struct {
-	seen  map[string]struct{}
-	terms []string
-	pair  []byte
+	// MaxBytes bounds the total length in bytes of the distinct terms (0: no bound). Terms
+	// past it are dropped and Truncated reports it: an index stores a bounded document
+	// (PostgreSQL's tsvector holds less than 1 MB) and flags the message.
+	MaxBytes  int
+	seen      map[string]struct{}
+	terms     []string
+	pair      []byte
+	size      int
+	truncated bool
 }
 
 // Add adds the terms of text (AppendTerms) not yet in the set.
@@ -338,9 +344,17 @@ func (s *TermSet) Add(text string) {
 }
 
 func (s *TermSet) add(term string) {
+	if s.MaxBytes > 0 && s.size+len(term) > s.MaxBytes {
+		s.truncated = true
+		return
+	}
 	s.seen[term] = struct{}{}
 	s.terms = append(s.terms, term)
+	s.size += len(term)
 }
+
+// Truncated reports whether terms were dropped to keep within MaxBytes.
+func (s *TermSet) Truncated() bool { return s.truncated }
 
 // Terms returns the distinct terms in the order they were first seen. The slice belongs to
 // the set until Reset.
@@ -353,4 +367,5 @@ func (s *TermSet) Len() int { return len(s.terms) }
 func (s *TermSet) Reset() {
 	clear(s.seen)
 	s.terms = s.terms[:0]
+	s.size, s.truncated = 0, false
 }

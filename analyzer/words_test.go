@@ -150,6 +150,24 @@ func TestTermSetKeepsDistinctTermsAcrossTexts(t *testing.T) {
 	assert.Empty(t, s.Terms())
 }
 
+// MaxBytes keeps the set within its bound, says so, and Reset starts afresh.
+func TestTermSetMaxBytes(t *testing.T) {
+	t.Parallel()
+	s := TermSet{MaxBytes: 12}
+	s.Add("alpha beta gamma")
+	assert.Equal(t, []string{"alpha", "beta"}, s.Terms(), "alpha(5)+beta(4) fit, the pair (10) and gamma do not")
+	assert.True(t, s.Truncated())
+	s.Reset()
+	assert.False(t, s.Truncated())
+	s.Add("one two")
+	assert.Equal(t, []string{"one", "two"}, s.Terms(), "the pair (7 bytes) is past the bound")
+	assert.True(t, s.Truncated())
+	s.Reset()
+	s.Add("one")
+	assert.Equal(t, []string{"one"}, s.Terms())
+	assert.False(t, s.Truncated())
+}
+
 // Case folding that lengthens text (ΐ folds to three characters, ß to two) is read whole.
 func TestWordsFoldThatLengthensText(t *testing.T) {
 	t.Parallel()

@@ -80,7 +80,7 @@ func TestConcurrentTextReadsShareTheBudget(t *testing.T) {
 	}
 	wg.Wait()
 	heap, held := peakHeap()-base, peakBudget()
-	t.Logf("peak heap above the start: %d MiB; peak budget held: %d MiB", heap>>20, held>>20)
+	t.Logf("peak heap above the start: %d MiB; peak budget held: %d MiB; base %d MiB", heap>>20, held>>20, base>>20)
 	assert.LessOrEqual(t, held, budget.Size(), "bytes of the budget held")
 	assert.Greater(t, held, int64(size/2), "the sampler saw a read in flight")
 	assert.Less(t, heap, int64(10*size), "peak heap above the start; overlapping reads cost several times more")

@@ -47,7 +47,7 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 			p := batch[i]
 			files.add(MessageKey(p.In.Tenant, ids[k]), p.Sealed) // written while the rows go in
 			rows.add(ids[k], p.Msg)
-			entries[k] = indexEntry{id: ids[k], tenant: p.In.Tenant, msg: p.Msg}
+			entries[k] = indexEntry{id: ids[k], tenant: p.In.Tenant, terms: p.Msg.Terms}
 			results[i] = Result{ID: ids[k]}
 		}
 		for i, first := range copyOf {
@@ -283,13 +283,18 @@ func (a *Archive) metadataArgs(d database.Dialect, p *Prepared) []any {
 		spam = 1
 	}
 	var note any // NULL: the message was read as written
-	if n := strings.Trim(m.ParseNote+"; "+m.DateNote, "; "); n != "" {
-		note = clip(cleanText(n), 255)
+	if n := noteOf(m); n != "" {
+		note = n
 	}
 	return []any{p.In.Tenant, clip(m.From, 255), clip(m.FromDomain, 255), cleanText(m.Subject), spam,
 		database.TimeArg(d, p.In.Arrived), sent, msgdate, database.TimeArg(d, p.In.Arrived.Add(a.retention)),
 		m.Size, len(m.Attachments), clip(cleanText(m.MessageID), 512), clip(cleanText(m.InReplyTo), 512), cleanText(m.References),
 		hex.EncodeToString(m.Digest[:]), hex.EncodeToString(m.BodyDigest[:]), a.keys.CurrentID(), note}
+}
+
+// noteOf is the parse_note of m: its parse and date notes, "" when it was read as written.
+func noteOf(m *Parsed) string {
+	return clip(cleanText(joinNotes(m.ParseNote, m.DateNote)), 255)
 }
 
 // Recipient kinds in rcpt.kind.
@@ -369,4 +374,10 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// cleanText makes s storable in every dialect: valid UTF-8 without NUL bytes.
+func cleanText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.ReplaceAll(s, "\x00", "")
 }

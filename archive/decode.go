@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime/quotedprintable"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -68,6 +69,55 @@ func fileNameToUTF8(p *enmime.Part, charsets []string) {
 		}
 	}
 	p.FileName = charset.Raw(p.FileName, labels...)
+	if p.FileName == "" {
+		p.FileName = charset.Raw(writtenFileName(disposition, ctype), labels...)
+	}
+}
+
+// writtenFileName returns the file name of a Content-Disposition or Content-Type value as
+// written, for a parameter the media type parser could not read (a broken RFC 2231
+// continuation, an unclosed quote, a bad charset prefix): the segments of filename (else
+// of name) in the order written, quotes removed, the charset'language' prefix of an
+// extended value dropped and its %XX decoded where that decodes. "" when there is none.
+func writtenFileName(values ...string) string {
+	var filename, name strings.Builder
+	for _, v := range values {
+		_, params, _ := strings.Cut(v, ";")
+		for _, param := range strings.Split(params, ";") {
+			key, value, ok := strings.Cut(param, "=")
+			if !ok {
+				continue
+			}
+			key = strings.ToLower(strings.TrimSpace(key))
+			base, ext, _ := strings.Cut(key, "*")
+			value = strings.Trim(strings.TrimSpace(value), `"`)
+			if ext != "" || strings.HasSuffix(key, "*") {
+				value = extendedValue(value)
+			}
+			switch base {
+			case "filename":
+				filename.WriteString(value)
+			case "name":
+				name.WriteString(value)
+			}
+		}
+	}
+	if filename.Len() > 0 {
+		return filename.String()
+	}
+	return name.String()
+}
+
+// extendedValue reads an RFC 2231 extended value leniently: the charset'language' prefix
+// dropped, %XX decoded; as written when it does not decode.
+func extendedValue(v string) string {
+	if parts := strings.SplitN(v, "'", 3); len(parts) == 3 {
+		v = parts[2]
+	}
+	if decoded, err := url.PathUnescape(v); err == nil {
+		return decoded
+	}
+	return v
 }
 
 func decodePart(p *enmime.Part) {

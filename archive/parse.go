@@ -32,7 +32,10 @@ type Parsed struct {
 	// analyzer.Distinct of analyzer.Roles over the top-level header, and the envelope
 	// recipients. From, To, Cc and Bcc above are the older reading the search filters use.
 	// Set by Parse (import), not by ParseChecked (a stored message read back).
-	Roles       []analyzer.Address
+	Roles []analyzer.Address
+	// Terms are the message's distinct search terms (analyzer.TermSet over terms.go's
+	// texts), what every dialect's index stores. Set by Parse (import), not ParseChecked.
+	Terms       []string
 	Text        string // the text/plain body, else text from the HTML body
 	Attachments []Attachment
 	Digest      [32]byte // SHA-256 of the original bytes
@@ -85,7 +88,7 @@ func NewParser(spamHeader string) *Parser {
 
 // Parse reads raw, which it never changes.
 func (p *Parser) Parse(raw []byte) (*Parsed, error) {
-	out, _, err := p.parse(raw, true)
+	out, _, err := p.parseFor(raw, true, true)
 	if err == nil {
 		out.Digest, out.BodyDigest = sha256.Sum256(raw), sha256.Sum256(bodyOf(withoutFromLine(raw)))
 		out.Roles = messageRoles(withoutFromLine(raw), out.charsets)
@@ -107,6 +110,11 @@ func (p *Parser) ParseChecked(raw []byte, digest [32]byte) (*Parsed, error) {
 // parse reads raw, with the splitter when split is set and it takes the message; why says
 // why the splitter left the message to enmime (nil when it did not).
 func (p *Parser) parse(raw []byte, split bool) (out *Parsed, why, err error) {
+	return p.parseFor(raw, split, false)
+}
+
+// parseFor is parse that also gathers the search terms (Parsed.Terms) when terms is set.
+func (p *Parser) parseFor(raw []byte, split, terms bool) (out *Parsed, why, err error) {
 	content := withoutFromLine(raw)
 	if !looksLikeMessage(content) {
 		return nil, nil, ErrNotMessage
@@ -120,6 +128,12 @@ func (p *Parser) parse(raw []byte, split bool) (out *Parsed, why, err error) {
 		return nil, why, err
 	}
 	out.ParseNote = note
+	if terms {
+		c := newTermCollector(p)
+		c.header(content, out.charsets)
+		c.parts(root, 0)
+		out.Terms, out.ParseNote = c.set.Terms(), joinNotes(note, c.note())
+	}
 	return out, why, nil
 }
 

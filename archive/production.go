@@ -129,8 +129,8 @@ func openProductionDir(root, tenant, jobID string) (*os.File, error) {
 type Document struct {
 	EmailID int64
 	Arrived time.Time
-	// Participants are the sender and every recipient (To, Cc, Bcc and envelope),
-	// lower-cased, as the erasure scope counts them.
+	// Participants are the message's addresses by the address rule (address_role): its
+	// senders, then its recipients, as their keys, as the erasure scope counts them.
 	Participants []string
 	Raw          []byte
 	Msg          *Parsed
@@ -208,6 +208,29 @@ func (a *Archive) attachmentNames(ctx context.Context, id int64, n int) ([]Attac
 	return out, rows.Err()
 }
 
+// participants returns the addresses of a message by the address rule (address_role):
+// its senders, then its recipients, each once, in key order within a role.
+func (a *Archive) participants(ctx context.Context, id int64) ([]string, error) {
+	rows, err := a.db.QueryCached(ctx, `SELECT addr FROM address_role WHERE id = ? ORDER BY role, addr`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read the addresses of message %d: %w", id, err)
+	}
+	defer rows.Close()
+	var out []string
+	seen := map[string]bool{}
+	for rows.Next() {
+		var addr string
+		if err := rows.Scan(&addr); err != nil {
+			return nil, err
+		}
+		if !seen[addr] {
+			seen[addr] = true
+			out = append(out, addr)
+		}
+	}
+	return out, rows.Err()
+}
+
 // readDocumentRow reads a document's metadata and its participants in one query: the
 // metadata row joined with its recipient rows. doc.Msg holds the stored metadata (with
 // len(Attachments) the stored count), which ReadDocument replaces by the parse.
@@ -223,7 +246,6 @@ func (a *Archive) readDocumentRow(ctx context.Context, tenant string, id int64) 
 	m := &Message{ID: id, TenantID: tenant}
 	doc := &Document{EmailID: id, Msg: &Parsed{}}
 	found := false
-	var participants []string
 	for rows.Next() {
 		var arrived, sent any
 		var to, kind sql.NullString
@@ -243,19 +265,19 @@ func (a *Archive) readDocumentRow(ctx context.Context, tenant string, id int64) 
 				}
 			}
 			p.From, p.Attachments = m.From, make([]Attachment, attachments)
-			participants = append(participants, m.From)
 		}
 		if to.Valid {
-			participants = append(participants, to.String)
 			p.addRecipient(kind.String, to.String)
 		}
 	}
-	doc.Participants = appendAddresses(nil, participants...) // linear in 100,000 recipients
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("read message %d: %w", id, err)
 	}
 	if !found {
 		return nil, nil, ErrNotFound
+	}
+	if doc.Participants, err = a.participants(ctx, id); err != nil {
+		return nil, nil, err
 	}
 	return m, doc, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/database"
 )
 
@@ -59,11 +60,15 @@ var MaxTotal = 10000
 // Search returns one page of matching messages, newest first by message date (the Date
 // header, else the arrival), and the number of matches, counted up to MaxTotal+1.
 func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
-	where, args := a.conditions(q)
-	from, countWhere, countArgs, prefix := a.plan(ctx, q, where, args)
+	text, err := queryOf(q.Text)
+	if err != nil {
+		return nil, 0, err
+	}
+	where, args := a.conditions(q, text)
+	from, countWhere, countArgs, prefix := a.plan(ctx, q, text, where, args)
 	var total int
 	countArgs = append(append([]any{}, countArgs...), MaxTotal+1)
-	err := a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM `+from+` WHERE `+countWhere+` LIMIT ?) matches`), countArgs...).Scan(&total)
+	err = a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM `+from+` WHERE `+countWhere+` LIMIT ?) matches`), countArgs...).Scan(&total)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count messages: %w", err)
 	}
@@ -82,30 +87,27 @@ type searchPlanner interface {
 	// driveFrom returns a FROM clause that reads the index before metadata m, and the text
 	// condition to use with it instead of match's; ok is false when the words give it
 	// nothing to read.
-	driveFrom(words []string) (from, cond string, args []any, ok bool)
+	driveFrom(text analyzer.Query) (from, cond string, args []any, ok bool)
 	// pagePrefix returns what goes before the SELECT of the page ("" for nothing).
-	pagePrefix(ctx context.Context, db *database.DB, words []string) string
+	pagePrefix(ctx context.Context, db *database.DB, text analyzer.Query) string
 }
 
 // plan returns the FROM clause, conditions and arguments of Search's count, and the prefix
 // of its page: metadata m, where, args and none, unless the index is a searchPlanner and q a
 // text search (with at most a participant besides).
-func (a *Archive) plan(ctx context.Context, q Query, where string, args []any) (string, string, []any, string) {
+func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where string, args []any) (string, string, []any, string) {
 	p, ok := a.index.(searchPlanner)
-	words := searchWords(q.Text)
-	if !ok || !q.textOnly() || len(words) == 0 {
+	if !ok || !q.textOnly() || text.Empty() {
 		// No searchable word (q=".", "-", "\"", …) is no text condition: conditions
 		// leaves it out too.
 		return `metadata m`, where, args, ""
 	}
-	from, cond, condArgs, ok := p.driveFrom(words)
+	from, cond, condArgs, ok := p.driveFrom(text)
 	if !ok {
 		return `metadata m`, where, args, ""
 	}
-	rest := q
-	rest.Text = ""
-	restWhere, restArgs := a.conditions(rest)
-	return from, cond + ` AND ` + restWhere, append(condArgs, restArgs...), p.pagePrefix(ctx, a.db, words)
+	restWhere, restArgs := a.conditions(q, analyzer.Query{})
+	return from, cond + ` AND ` + restWhere, append(condArgs, restArgs...), p.pagePrefix(ctx, a.db, text)
 }
 
 // textOnly says whether q selects by text and participant only.
@@ -113,27 +115,21 @@ func (q Query) textOnly() bool {
 	return q.Text != "" && q.From == "" && q.To == "" && q.DateFrom.IsZero() && q.DateTo.IsZero()
 }
 
-func (a *Archive) conditions(q Query) (string, []any) {
+// conditions returns the WHERE conditions of q, with text as its text condition (none when
+// text is empty).
+func (a *Archive) conditions(q Query, text analyzer.Query) (string, []any) {
 	conds := []string{visible, `m.tenant_id = ?`}
 	args := []any{q.Tenant}
 	add := func(c string, a ...any) { conds = append(conds, c); args = append(args, a...) }
-	if words := searchWords(q.Text); len(words) > 0 {
-		c, a := a.index.match(words)
+	if !text.Empty() {
+		c, a := a.index.match(text)
 		add(c, a...)
 	}
 	if q.From != "" {
-		if dom, ok := strings.CutPrefix(strings.ToLower(q.From), "@"); ok {
-			add(`m.fromdomain = ?`, dom)
-		} else {
-			add(`m."from" = ?`, strings.ToLower(q.From))
-		}
+		add(roleCondition(analyzer.Sender, q.From))
 	}
 	if q.To != "" {
-		if dom, ok := strings.CutPrefix(strings.ToLower(q.To), "@"); ok {
-			add(`m.id IN (SELECT id FROM rcpt WHERE todomain = ?)`, dom)
-		} else {
-			add(`m.id IN (SELECT id FROM rcpt WHERE "to" = ?)`, strings.ToLower(q.To))
-		}
+		add(roleCondition(analyzer.Recipient, q.To))
 	}
 	if !q.DateFrom.IsZero() {
 		add(`m.msgdate >= ?`, database.TimeArg(a.db.Dialect, q.DateFrom))
@@ -142,10 +138,40 @@ func (a *Archive) conditions(q Query) (string, []any) {
 		add(`m.msgdate < ?`, database.TimeArg(a.db.Dialect, q.DateTo))
 	}
 	if q.Participant != "" {
-		p := strings.ToLower(q.Participant)
-		add(`(m."from" = ? OR m.id IN (SELECT id FROM rcpt WHERE "to" = ?))`, p, p)
+		add(participantCondition, addressKey(q.Participant))
 	}
 	return strings.Join(conds, " AND "), args
+}
+
+// participantCondition restricts to the messages an address (its key, addressKey) sent or
+// received by the address rule: what a plain user sees is what an erasure of their
+// address would delete (docs/address-rule.md).
+const participantCondition = `m.id IN (SELECT id FROM address_role WHERE addr = ?)`
+
+// roleCondition is the condition of a from= or to= filter: the messages where value, an
+// address or @domain, has role by the address rule.
+func roleCondition(role analyzer.Role, value string) (string, any, any) {
+	if dom, ok := strings.CutPrefix(strings.TrimSpace(value), "@"); ok {
+		return `m.id IN (SELECT id FROM address_role WHERE domain = ? AND role = ?)`, domainKey(dom), int(role)
+	}
+	return `m.id IN (SELECT id FROM address_role WHERE addr = ? AND role = ?)`, addressKey(value), int(role)
+}
+
+// addressKey is the match key of an address (analyzer.Normalize); one the rule refuses is
+// kept lower-cased, and matches no key.
+func addressKey(addr string) string {
+	if key, err := analyzer.Normalize(addr); err == nil {
+		return key
+	}
+	return strings.ToLower(strings.TrimSpace(addr))
+}
+
+// domainKey is addressKey's counterpart for a domain (analyzer.NormalizeDomain).
+func domainKey(domain string) string {
+	if key, err := analyzer.NormalizeDomain(domain); err == nil {
+		return key
+	}
+	return strings.ToLower(strings.TrimSpace(domain))
 }
 
 const messageColumns = `m.id, m.tenant_id, m.message_id, m."from", m.subject, m.sent, m.arrived, m.size, m.attachments, m.retained, m.spam, m.digest, m.parse_note`
@@ -258,9 +284,8 @@ func (a *Archive) Get(ctx context.Context, tenant string, id int64) (*Message, e
 func (a *Archive) GetFor(ctx context.Context, tenant string, id int64, participant string) (*Message, error) {
 	where, args := `WHERE m.id = ? AND m.tenant_id = ? AND `+visible, []any{id, tenant}
 	if participant != "" {
-		p := strings.ToLower(participant)
-		where += ` AND (m."from" = ? OR m.id IN (SELECT id FROM rcpt WHERE "to" = ?))`
-		args = append(args, p, p)
+		where += ` AND ` + participantCondition
+		args = append(args, addressKey(participant))
 	}
 	// One of two fixed texts, run once per message read: a cached statement.
 	rows, err := a.db.QueryCached(ctx, `SELECT `+messageColumns+` FROM metadata m `+where, args...)
@@ -315,7 +340,7 @@ func (a *Archive) Text(ctx context.Context, tenant string, id int64, participant
 	if err != nil {
 		return "", err
 	}
-	msg, err := a.parser.Parse(raw)
+	msg, _, err := a.parser.parse(raw, true) // no terms, roles or digests: only the text
 	if err != nil {
 		return "", err
 	}

@@ -8,27 +8,25 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/database"
 )
 
-// maxIndexedBody bounds the body text put into the full-text index.
-const maxIndexedBody = 256 << 10
-
-// searchIndex is the full-text index of one dialect: SQLite FTS5 (contentless, so the
-// index keeps tokens, not text), PostgreSQL tsvector with a GIN index, MySQL a table of
-// terms (mysqlIndex).
-// Subject, sender, recipients, body text and attachment names are indexed.
+// searchIndex is the full-text index of one dialect. Every dialect stores exactly the terms
+// the analyzer made of a message (Parsed.Terms: words and adjacent pairs, analyzer.TermSet)
+// and matches exactly the terms and prefixes of an analyzer.Query, so the three give the
+// same answers (docs/architecture.md, "Search"): SQLite FTS5 as a term store (sqliteIndex),
+// PostgreSQL a tsvector of the terms with a GIN index (pgIndex), MySQL a B-tree of (tenant,
+// term, id) rows (mysqlIndex).
 type searchIndex interface {
 	// add indexes the new messages of one commit, a few statements for the lot.
 	add(ctx context.Context, tx *database.Tx, entries []indexEntry) error
 	// remove takes messages out of the index, one statement per removeChunk ids.
 	remove(ctx context.Context, tx *database.Tx, ids []int64) error
-	// match returns a SQL condition on metadata.id (aliased m) and its arguments for the
-	// words of q.
-	match(words []string) (string, []any)
+	// match returns a SQL condition on metadata.id (aliased m) and its arguments for a
+	// query that is not empty.
+	match(q analyzer.Query) (string, []any)
 }
 
 func newSearchIndex(d database.Dialect) searchIndex {
@@ -45,12 +43,12 @@ func newSearchIndex(d database.Dialect) searchIndex {
 type indexEntry struct {
 	id     int64
 	tenant string
-	msg    *Parsed
+	terms  []string
 }
 
 // indexChunk and indexChunkBytes bound one multi-row index INSERT: at most indexChunk rows
-// and, past the first row, about indexChunkBytes of text (bodies are up to maxIndexedBody
-// each; MySQL's default max_allowed_packet is 16 MiB).
+// and, past the first row, about indexChunkBytes of terms (a message holds at most
+// maxTermBytes; MySQL's default max_allowed_packet is 16 MiB).
 const (
 	indexChunk      = 100
 	indexChunkBytes = 4 << 20
@@ -70,77 +68,58 @@ func insertIndexRows(ctx context.Context, tx *database.Tx, prefix, row string, e
 		return err
 	}
 	for _, e := range entries {
-		a := argsOf(e)
-		n := textSize(a)
+		n := termBytes(e.terms)
 		if rows > 0 && (rows == indexChunk || size+n > indexChunkBytes) {
 			if err := flush(); err != nil {
 				return err
 			}
 		}
-		args, rows, size = append(args, a...), rows+1, size+n
+		args, rows, size = append(args, argsOf(e)...), rows+1, size+n
 	}
 	return flush()
 }
 
-func textSize(args []any) int {
+func termBytes(terms []string) int {
 	n := 0
-	for _, a := range args {
-		if s, ok := a.(string); ok {
-			n += len(s)
-		}
+	for _, t := range terms {
+		n += len(t) + 1
 	}
 	return n
 }
 
-type indexDoc struct {
-	subject, sender, recipients, body, attachments string
-}
-
-func docOf(m *Parsed) indexDoc {
-	var names []string
-	for _, a := range m.Attachments {
-		names = append(names, a.Name)
+// queryOf reads the text of a search query by the analyzer's rules.
+func queryOf(text string) (analyzer.Query, error) {
+	q, err := analyzer.ParseQuery(text)
+	if err != nil {
+		return q, fmt.Errorf("%w: %v", ErrBadQuery, err)
 	}
-	rcpts := append(append(append(append([]string{}, m.To...), m.Cc...), m.Bcc...), m.Envelope...)
-	return indexDoc{
-		subject: cleanText(m.Subject), sender: m.From, recipients: strings.Join(rcpts, " "),
-		body: cleanText(clip(m.Text, maxIndexedBody)), attachments: cleanText(strings.Join(names, " ")),
-	}
+	return q, nil
 }
 
-func (d indexDoc) all() string {
-	return strings.Join([]string{d.subject, d.sender, d.recipients, d.body, d.attachments}, "\n")
-}
-
-// cleanText makes s storable in every dialect: valid UTF-8 without NUL bytes.
-func cleanText(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	return strings.ReplaceAll(s, "\x00", "")
-}
-
-// searchWords splits a user query into words of letters and digits (and the address
-// characters @ . _ -, kept inside a word), dropping everything that is query syntax in
-// one of the engines.
-func searchWords(q string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("@._-", r))
-	}) {
-		f = strings.Trim(f, "@._-")
-		if f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
+// ErrBadQuery means a search query the analyzer refuses (analyzer.ErrQueryTooLong).
+var ErrBadQuery = errors.New("bad search query")
 
 type sqliteIndex struct{}
 
+// ftsPairJoin stands for analyzer.PairSeparator in the FTS5 index: a token character of
+// its ascii tokenizer (tokenchars '_') that no word holds.
+const ftsPairJoin = "_"
+
+// ftsTerm is a term as the FTS5 index stores it.
+func ftsTerm(t string) string { return strings.ReplaceAll(t, analyzer.PairSeparator, ftsPairJoin) }
+
 func (sqliteIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
-	return insertIndexRows(ctx, tx, `INSERT INTO message_search (rowid, tenant_id, subject, sender, recipients, body, attachments) VALUES `,
-		`(`+database.InList(7)+`)`, entries, func(e indexEntry) []any {
-			d := docOf(e.msg)
-			return []any{e.id, e.tenant, d.subject, d.sender, d.recipients, d.body, d.attachments}
+	return insertIndexRows(ctx, tx, `INSERT INTO message_search (rowid, terms) VALUES `, `(?, ?)`, entries,
+		func(e indexEntry) []any {
+			var b strings.Builder
+			b.Grow(termBytes(e.terms))
+			for i, t := range e.terms {
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(ftsTerm(t))
+			}
+			return []any{e.id, b.String()}
 		})
 }
 
@@ -148,12 +127,22 @@ func (sqliteIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) err
 	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE rowid IN `, ids)
 }
 
-func (sqliteIndex) match(words []string) (string, []any) {
-	quoted := make([]string, len(words))
-	for i, w := range words {
-		quoted[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+// ftsQuery is q as an FTS5 query: every term a string, every prefix a string with *,
+// all required. Terms and prefixes hold no double quote (analyzer words are letters,
+// marks and numbers).
+func ftsQuery(q analyzer.Query) string {
+	parts := make([]string, 0, len(q.Terms)+len(q.Prefixes))
+	for _, t := range q.Terms {
+		parts = append(parts, `"`+ftsTerm(t)+`"`)
 	}
-	return `m.id IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)`, []any{strings.Join(quoted, " AND ")}
+	for _, p := range q.Prefixes {
+		parts = append(parts, `"`+p+`"*`)
+	}
+	return strings.Join(parts, " AND ")
+}
+
+func (sqliteIndex) match(q analyzer.Query) (string, []any) {
+	return `m.id IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)`, []any{ftsQuery(q)}
 }
 
 // driveFrom makes the count of a text search read the FTS5 index first and look each
@@ -161,23 +150,25 @@ func (sqliteIndex) match(words []string) (string, []any) {
 // tests each against the match list, which for a word in a third of 100,000 messages took
 // 90 ms to count 10,001 of them against 25 ms this way. CROSS JOIN keeps SQLite to that
 // order.
-func (x sqliteIndex) driveFrom(words []string) (from, cond string, args []any, ok bool) {
-	_, matchArgs := x.match(words)
-	return `message_search CROSS JOIN metadata m ON m.id = message_search.rowid`, `message_search MATCH ?`, matchArgs, true
+func (sqliteIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bool) {
+	return `message_search CROSS JOIN metadata m ON m.id = message_search.rowid`, `message_search MATCH ?`, []any{ftsQuery(q)}, true
 }
 
 // pagePrefix: SQLite needs no hint for the page.
-func (sqliteIndex) pagePrefix(context.Context, *database.DB, []string) string { return "" }
+func (sqliteIndex) pagePrefix(context.Context, *database.DB, analyzer.Query) string { return "" }
 
 type pgIndex struct{}
 
-// add stores one tsvector a message, of all its indexed text, stripped of positions and
-// weights: search matches words (plainto_tsquery, ordered by date, never ranked), so
-// positions would only make every row, its WAL and its TOAST several times larger.
+// add stores one tsvector a message: array_to_tsvector keeps each term as one lexeme,
+// exactly, without positions (search matches terms, ordered by date, never ranked).
 func (pgIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
-	return insertIndexRows(ctx, tx, `INSERT INTO message_search (id, tenant_id, document) VALUES `,
-		`(?, ?, strip(to_tsvector('simple', ?)))`, entries, func(e indexEntry) []any {
-			return []any{e.id, e.tenant, docOf(e.msg).all()}
+	return insertIndexRows(ctx, tx, `INSERT INTO message_search (id, document) VALUES `,
+		`(?, array_to_tsvector(?::text[]))`, entries, func(e indexEntry) []any {
+			terms := e.terms
+			if terms == nil {
+				terms = []string{}
+			}
+			return []any{e.id, terms}
 		})
 }
 
@@ -185,8 +176,24 @@ func (pgIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
 	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE id IN `, ids)
 }
 
-func (pgIndex) match(words []string) (string, []any) {
-	return `m.id IN (SELECT id FROM message_search WHERE document @@ plainto_tsquery('simple', ?))`, []any{strings.Join(words, " ")}
+// tsQuery is q as a tsquery literal: quoted lexemes taken as they are (no parser, no
+// dictionary), prefixes with :*, all required.
+func tsQuery(q analyzer.Query) string {
+	quote := func(t string) string {
+		return `'` + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t) + `'`
+	}
+	parts := make([]string, 0, len(q.Terms)+len(q.Prefixes))
+	for _, t := range q.Terms {
+		parts = append(parts, quote(t))
+	}
+	for _, p := range q.Prefixes {
+		parts = append(parts, quote(p)+`:*`)
+	}
+	return strings.Join(parts, " & ")
+}
+
+func (pgIndex) match(q analyzer.Query) (string, []any) {
+	return `m.id IN (SELECT id FROM message_search WHERE document @@ ?::tsquery)`, []any{tsQuery(q)}
 }
 
 // mysqlIndex is an inverted index in a B-tree: search_term holds one (tenant, term, id) row
@@ -196,36 +203,6 @@ func (pgIndex) match(words []string) (string, []any) {
 type mysqlIndex struct {
 	mu           sync.Mutex
 	hasLimitHint *bool // nil until the server was asked
-}
-
-// Terms of the MySQL index: shorter terms are not indexed (nor looked for), longer ones are
-// cut to maxTermRunes, the width of search_term.term.
-const (
-	minTermRunes = 2
-	maxTermRunes = 64
-)
-
-// indexTerms returns the distinct terms of s, in order of first appearance: the lower-case
-// runs of letters and digits (with their combining marks), each cut to maxTermRunes runes,
-// those shorter than minTermRunes left out. Documents and query words go through it alike,
-// so "alice@example.com" is alice, example and com on both sides.
-func indexTerms(s string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
-	}) {
-		if n := utf8.RuneCountInString(f); n < minTermRunes {
-			continue
-		} else if n > maxTermRunes {
-			f = string([]rune(f)[:maxTermRunes])
-		}
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // termChunk and termChunkBytes bound one multi-row INSERT into search_term (MariaDB's
@@ -244,7 +221,7 @@ type termRow struct {
 func (*mysqlIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
 	var rows []termRow
 	for _, e := range entries {
-		for _, t := range indexTerms(docOf(e.msg).all()) {
+		for _, t := range e.terms {
 			rows = append(rows, termRow{e.tenant, t, e.id})
 		}
 	}
@@ -274,23 +251,22 @@ func (*mysqlIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) err
 	return removeIDs(ctx, tx, `DELETE FROM search_term WHERE id IN `, ids)
 }
 
-// match requires every term of the words, each a lookup of (tenant, term, m.id) or a range
-// of (tenant, term), whichever the optimizer picks. Words shorter than minTermRunes are
-// dropped, as the index never holds them: a query of such words only has no text condition.
-func (x *mysqlIndex) match(words []string) (string, []any) {
-	terms := indexTerms(strings.Join(words, " "))
-	if len(terms) == 0 {
-		return `1 = 1`, nil
-	}
-	return x.termConds(terms)
+// match requires every term and prefix of q, each a lookup of (tenant, term, m.id) or a
+// range of (tenant, term), whichever the optimizer picks.
+func (x *mysqlIndex) match(q analyzer.Query) (string, []any) {
+	return x.termConds(q.Terms, q.Prefixes)
 }
 
-func (*mysqlIndex) termConds(terms []string) (string, []any) {
-	conds := make([]string, len(terms))
-	args := make([]any, len(terms))
-	for i, t := range terms {
-		conds[i] = `m.id IN (SELECT id FROM search_term WHERE tenant_id = m.tenant_id AND term = ?)`
-		args[i] = t
+func (*mysqlIndex) termConds(terms, prefixes []string) (string, []any) {
+	conds := make([]string, 0, len(terms)+len(prefixes))
+	args := make([]any, 0, len(terms)+2*len(prefixes))
+	for _, t := range terms {
+		conds = append(conds, `m.id IN (SELECT id FROM search_term WHERE tenant_id = m.tenant_id AND term = ?)`)
+		args = append(args, t)
+	}
+	for _, p := range prefixes {
+		conds = append(conds, `m.id IN (SELECT id FROM search_term WHERE tenant_id = m.tenant_id AND term >= ? AND term < ?)`)
+		args = append(args, p, analyzer.PrefixEnd(p))
 	}
 	return strings.Join(conds, " AND "), args
 }
@@ -298,16 +274,15 @@ func (*mysqlIndex) termConds(terms []string) (string, []any) {
 // driveFrom makes the count of a text search read search_term first: MariaDB's join
 // optimizer, blind to the count's LIMIT and misled by the estimate of a tenant's messages
 // (half the table), otherwise walks the messages and looks each one up, five times slower
-// for a word in a third of them. The first term drives; the optimizer may still put a
-// rarer one before it.
-func (x *mysqlIndex) driveFrom(words []string) (from, cond string, args []any, ok bool) {
-	terms := indexTerms(strings.Join(words, " "))
-	if len(terms) == 0 {
+// for a word in a third of them. The first term drives (a query of prefixes only is left
+// to the optimizer); the optimizer may still put a rarer one before it.
+func (x *mysqlIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bool) {
+	if len(q.Terms) == 0 {
 		return "", "", nil, false
 	}
-	cond, args = `t.term = ?`, []any{terms[0]}
-	if len(terms) > 1 {
-		rest, restArgs := x.termConds(terms[1:])
+	cond, args = `t.term = ?`, []any{q.Terms[0]}
+	if len(q.Terms) > 1 || len(q.Prefixes) > 0 {
+		rest, restArgs := x.termConds(q.Terms[1:], q.Prefixes)
 		cond, args = cond+` AND `+rest, append(args, restArgs...)
 	}
 	return `search_term t STRAIGHT_JOIN metadata m ON m.tenant_id = t.tenant_id AND m.id = t.id`, cond, args, true
@@ -322,11 +297,11 @@ func (x *mysqlIndex) driveFrom(words []string) (from, cond string, args []any, o
 // against 45 ms without the hint) and 2 for pairs. With a date range the optimizer chooses
 // well without it. The server is asked once whether it knows
 // optimizer_join_limit_pref_ratio; MySQL and older MariaDB get no hint.
-func (x *mysqlIndex) pagePrefix(ctx context.Context, db *database.DB, words []string) string {
+func (x *mysqlIndex) pagePrefix(ctx context.Context, db *database.DB, q analyzer.Query) string {
 	if !x.limitHint(ctx, db) {
 		return ""
 	}
-	k := len(indexTerms(strings.Join(words, " ")))
+	k := len(q.Terms) + len(q.Prefixes)
 	return fmt.Sprintf(`SET STATEMENT optimizer_join_limit_pref_ratio = %d FOR `, 1<<min(max(k-1, 0), 3))
 }
 

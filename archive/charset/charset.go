@@ -117,7 +117,12 @@ func (e errUnknown) Error() string { return "unknown charset " + e.label }
 
 // Body converts a text body from the charset label names into UTF-8. It returns b
 // unchanged, and a nil error, for UTF-8 itself; ok is false for a label nobody knows.
+// US-ASCII declares nothing about 8-bit bytes (many mailers declare it for any text): a
+// body so labelled is read as undeclared (Text: UTF-8 when valid, else Fallback).
 func Body(b []byte, label string) (out []byte, ok bool, err error) {
+	if isASCIILabel(label) {
+		return Text(b), true, nil
+	}
 	enc := Lookup(label)
 	switch {
 	case enc == nil:
@@ -130,6 +135,16 @@ func Body(b []byte, label string) (out []byte, ok bool, err error) {
 		return b, true, err
 	}
 	return out, true, nil
+}
+
+// isASCIILabel reports whether label is one of US-ASCII's names (IANA's aliases).
+func isASCIILabel(label string) bool {
+	switch strings.ToLower(strings.TrimSpace(label)) {
+	case "us-ascii", "ascii", "us", "ansi_x3.4-1968", "ansi_x3.4-1986", "iso646-us", "iso_646.irv:1991",
+		"iso-ir-6", "ibm367", "cp367", "csascii", "646":
+		return true
+	}
+	return false
 }
 
 // Text returns b as valid UTF-8 text: b itself when it is valid, else read as Fallback

@@ -61,6 +61,17 @@ included) that no active legal hold keeps, and records each batch in the ledger.
 "purged N messages, H held back by legal holds". serve runs the same pass every
 MAILLEDGER_PURGE_INTERVAL.
 `},
+	{"reindex", `usage: mailledger reindex
+
+Re-reads every stored message (decrypted in memory; the sealed files are never
+rewritten) and rebuilds what the archive derives from it: its search terms, its address
+roles and its date. Needed after an upgrade whose notes say so (docs/operations.md). It
+may run while serve runs: search, erasure and import go on, and the messages reindexed so
+far are found by the new rules. Shows a progress bar; killed, it resumes where it stopped
+when run again. A completed run is recorded in the ledger (archive.reindexed, counts
+only). Prints "reindexed N messages, F could not be read"; each message that cannot be
+read is named on stderr, left as it was, and makes the exit code 1.
+`},
 	{"verify-certificate", verifyCertificateUsage},
 	{"help", usage},
 }

@@ -34,6 +34,8 @@ commands:
   projections rebuild    empty every projection table and replay the ledger into it
   purge                  one purge pass: delete the files of mail past retention (erased
                          mail included) that no legal hold keeps, record it in the ledger
+  reindex                re-read every stored message and rebuild its search terms, address
+                         roles and date (after an upgrade that says so); resumable
   verify-certificate FILE --public-key KEY [--origin O]
                          check an erasure certificate bundle offline (no database)
   help [COMMAND]         show this text, or a command's usage (also: COMMAND --help)
@@ -139,6 +141,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return env.noArgs(ctx, cmd, rest, env.verify)
 	case "purge":
 		return env.noArgs(ctx, cmd, rest, env.purge)
+	case "reindex":
+		return env.noArgs(ctx, cmd, rest, env.reindex)
 	case "projections":
 		return env.projectionsCommand(ctx, rest)
 	}

@@ -1,0 +1,256 @@
+package archive
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/database/dbtest"
+)
+
+// The search rules of docs/search-rules.md, one fixture message per case, and one table of
+// queries with the messages each must find: run on SQLite, PostgreSQL and MySQL alike, so
+// the three give the same answers.
+
+// searchFixtures are the messages of the query table, by name. Line ends are LF; the
+// parser takes both.
+var searchFixtures = map[string]string{
+	// Display names, addresses, a file name typed in the text, accents (a combining one
+	// too), CJK without spaces.
+	"plain": `From: "Alice Example" <alice@example.com>
+To: bob@beta.test
+Bcc: hidden.reader@gamma.test
+Subject: Quarterly report
+Date: Mon, 2 Feb 2026 10:00:00 +0000
+Message-ID: <plain@fixture>
+
+The résumé is attached. See report.pdf for the details.
+会議は東京都庁で。 Crème brûlée, with a combining accent: crème.
+`,
+	// The HTML alternative is read too, its markup never.
+	"html": `From: carol@other.test
+To: bob@beta.test
+Subject: Plan a meeting
+Date: Tue, 3 Feb 2026 10:00:00 +0000
+MIME-Version: 1.0
+Content-Type: multipart/alternative; boundary="alt"
+
+--alt
+Content-Type: text/plain; charset=utf-8
+
+plain version
+--alt
+Content-Type: text/html; charset=utf-8
+
+<html><head><style>.markupstyle{}</style></head><body class="markupclass"><p>Only in <b>htmlonly</b>-version</p><script>scriptword()</script></body></html>
+--alt--
+`,
+	// An attached message: its header and its text; a part without a header.
+	"forward": `From: dave@delta.test
+To: bob@beta.test
+Subject: Fwd: old thread
+Date: Wed, 4 Feb 2026 10:00:00 +0000
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="mix"
+
+--mix
+
+headerless part text: nakedword
+--mix
+Content-Type: message/rfc822
+
+From: "Erin Inner" <erin@inner.test>
+To: frank@inner.test
+Subject: innersubject
+Content-Type: text/plain; charset=utf-8
+
+innerbody line
+--mix--
+`,
+	// A text/plain attachment, a file name with a broken RFC 2231 value, an HTML attachment.
+	"attach": `From: gina@eps.test
+To: bob@beta.test
+Subject: files
+Date: Thu, 5 Feb 2026 10:00:00 +0000
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="b1"
+
+--b1
+Content-Type: text/plain
+
+see attached
+--b1
+Content-Type: text/plain; name="notes.txt"
+Content-Disposition: attachment; filename="notes.txt"
+
+attachedtext inside the notes
+--b1
+Content-Type: application/octet-stream
+Content-Disposition: attachment; filename*0*=utf-8''broken%ZZ; filename*1="name.bin"
+Content-Transfer-Encoding: base64
+
+AAEC
+--b1
+Content-Type: text/html; name="page.html"
+Content-Disposition: attachment; filename="page.html"
+
+<div title="attrword">pagetext</div>
+--b1--
+`,
+	// Raw 8-bit header and body in windows-1252, no charset declared.
+	"latin": "From: h@latin.test\nTo: bob@beta.test\nSubject: Forma\xe7\xe3o\nDate: Fri, 6 Feb 2026 10:00:00 +0000\n\ncaf\xe9 au lait\n",
+	// Japanese, and an obsolete zone: 23:30 EDT is 03:30 UTC the next day.
+	"japanese": "From: ito@jp.test\nTo: bob@beta.test\nSubject: お知らせ\nDate: Sat, 7 Feb 2026 23:30:00 EDT\nContent-Type: text/plain; charset=utf-8\n\n日本語のテキスト\n",
+	// Obsolete address syntax: a comment, a route, white space before the colon; the
+	// display name is not an address but is a word.
+	"obsolete": "From  : \"Zebediah Quux\" <@relay.test:zq(comment)@example.org>\nTo: bob@beta.test\nSubject: a\nDate: Sun, 8 Feb 2026 10:00:00 +0000\n\nx\n",
+	// Quoted-printable HTML only.
+	"qphtml": "From: q@qp.test\nTo: bob@beta.test\nSubject: newsletter\nDate: Mon, 9 Feb 2026 10:00:00 +0000\nContent-Type: text/html; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\n<p>Sch=C3=B6ne Gr=C3=BC=C3=9Fe aus K=C3=B6ln</p>\n",
+}
+
+// searchTable is the query table: each query and the fixtures it finds; "*" is every one.
+var searchTable = []struct {
+	q    string
+	want []string
+}{
+	{"report", []string{"plain"}},
+	{"REPORT", []string{"plain"}},
+	{"report.pdf", []string{"plain"}},
+	{`"report pdf"`, []string{"plain"}},
+	{`"pdf report"`, nil},
+	{"pdf report", []string{"plain"}},
+	{"repo*", []string{"plain"}},
+	{"resume", []string{"plain"}},
+	{"résumé", []string{"plain"}},
+	{"RÉSUMÉ", []string{"plain"}},
+	{"alice", []string{"plain"}},
+	{"example", []string{"plain", "obsolete"}},
+	{"alice@example.com", []string{"plain"}},
+	{"Alice Example", []string{"plain"}},
+	{"hidden.reader", []string{"plain"}},
+	{"gamma.test", []string{"plain"}},
+	{"東京", []string{"plain"}},
+	{"京都", []string{"plain"}},
+	{"東京都庁", []string{"plain"}},
+	{"京都庁で", []string{"plain"}},
+	{"大阪", nil},
+	{"htmlonly", []string{"html"}},
+	{"htmlonly-version", []string{"html"}},
+	{"markupclass", nil},
+	{"markupstyle", nil},
+	{"scriptword", nil},
+	{"body", nil},
+	{"plain version", []string{"html"}},
+	{"a", []string{"plain", "html", "obsolete"}},
+	{"nakedword", []string{"forward"}},
+	{"innersubject", []string{"forward"}},
+	{"innerbody", []string{"forward"}},
+	{"Erin Inner", []string{"forward"}},
+	{"erin@inner.test", []string{"forward"}},
+	{"attachedtext", []string{"attach"}},
+	{"notes.txt", []string{"attach"}},
+	{"notes", []string{"attach"}},
+	{"broken", []string{"attach"}},
+	{"pagetext", []string{"attach"}},
+	{"page.html", []string{"attach"}},
+	{"attrword", nil},
+	{"formação", []string{"latin"}},
+	{"formacao", []string{"latin"}},
+	{"café", []string{"latin"}},
+	{"cafe", []string{"latin"}},
+	{"crème", []string{"plain"}},
+	{"creme", []string{"plain"}},
+	{"cre\u0300me", []string{"plain"}},
+	{"brulee", []string{"plain"}},
+	{"日本語", []string{"japanese"}},
+	{"本語", []string{"japanese"}},
+	{"テキスト", []string{"japanese"}},
+	{"お知らせ", []string{"japanese"}},
+	{"zebediah", []string{"obsolete"}},
+	{"zq@example.org", []string{"obsolete"}},
+	{"relay", []string{"obsolete"}},
+	{"comment", []string{"obsolete"}},
+	{"schöne grüße", []string{"qphtml"}},
+	{"schone grusse", []string{"qphtml"}},
+	{"koln", []string{"qphtml"}},
+	{"x", []string{"obsolete"}},
+	{"re*", nil},
+	{"bob@beta.test", []string{"*"}},
+	{"...", []string{"*"}},
+	{`"`, []string{"*"}},
+	{"", []string{"*"}},
+}
+
+func loadSearchFixtures(t *testing.T, arc *Archive) map[string]int64 {
+	t.Helper()
+	names := make([]string, 0, len(searchFixtures))
+	for name := range searchFixtures {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	raws := make([][]byte, len(names))
+	for i, name := range names {
+		raws[i] = []byte(searchFixtures[name])
+	}
+	ids := map[string]int64{}
+	for i, r := range commitRaw(t, arc, "default", raws...) {
+		ids[names[i]] = r.ID
+	}
+	return ids
+}
+
+func TestSearchQueryTable(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		arc, _ := newSearchArchive(t, d)
+		ids := loadSearchFixtures(t, arc)
+		all := make([]int64, 0, len(ids))
+		for _, id := range ids {
+			all = append(all, id)
+		}
+		for _, c := range searchTable {
+			want := []int64{}
+			for _, name := range c.want {
+				if name == "*" {
+					want = append(want, all...)
+					continue
+				}
+				want = append(want, ids[name])
+			}
+			got := searchIDs(t, arc, Query{Tenant: "default", Text: c.q, Limit: 100})
+			assert.ElementsMatch(t, want, got, "q=%q: want %v", c.q, c.want)
+		}
+	})
+}
+
+// TestSearchReadsObsoleteZones: a date filter finds the message dated 23:30 EDT on the
+// 7th at 03:30 UTC on the 8th.
+func TestSearchReadsObsoleteZones(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		arc, _ := newSearchArchive(t, d)
+		ids := loadSearchFixtures(t, arc)
+		day := time.Date(2026, 2, 8, 0, 0, 0, 0, time.UTC)
+		got := searchIDs(t, arc, Query{Tenant: "default", Text: "日本語", DateFrom: day, DateTo: day.Add(24 * time.Hour)})
+		assert.Equal(t, []int64{ids["japanese"]}, got)
+		got = searchIDs(t, arc, Query{Tenant: "default", Text: "日本語", DateTo: day})
+		assert.Empty(t, got)
+	})
+}
+
+// TestSearchRefusesALongQuery: a query past the analyzer's bounds is ErrBadQuery, not a
+// silent cut.
+func TestSearchRefusesALongQuery(t *testing.T) {
+	arc, _ := newSearchArchive(t, database.SQLite)
+	words := make([]string, 40)
+	for i := range words {
+		words[i] = "w" + strconv.Itoa(i)
+	}
+	_, _, err := arc.Search(context.Background(), Query{Tenant: "default", Text: strings.Join(words, " ")})
+	require.ErrorIs(t, err, ErrBadQuery)
+}

@@ -1,0 +1,182 @@
+package archive
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/jhillyerd/enmime/v2"
+
+	"github.com/mailledger/mailledger/analyzer"
+	"github.com/mailledger/mailledger/archive/charset"
+)
+
+// What a message's search terms are made of (docs/search-rules.md says it for users):
+//   - the Subject, From, To, Cc and Bcc fields of its header, every repetition, decoded
+//     (encoded words, raw 8-bit bytes in the declared charset else windows-1252): display
+//     names and addresses alike;
+//   - the decoded text of every text part, attachments included, and parts without a
+//     header (read as text/plain); the visible text of every HTML part (alternatives
+//     too), never its markup;
+//   - message/delivery-status and header-only parts as text;
+//   - attached messages (message/rfc822, message/global), their header fields and parts
+//     as above, recursively up to maxAttachedDepth;
+//   - every part's file name, as decoded, else as written.
+// Each text goes into the analyzer's TermSet on its own (no phrase joins two texts). The
+// set is bounded by maxTermBytes and the text read by maxIndexedText: past either, the rest
+// is not indexed and the message's parse note says so.
+
+const (
+	// maxIndexedText bounds the bytes of text a message gives the analyzer.
+	maxIndexedText = 16 << 20
+	// maxTermBytes bounds the distinct terms of one message, in bytes: PostgreSQL keeps a
+	// tsvector under 1 MB (lexemes and their headers).
+	maxTermBytes = 768 << 10
+	// maxAttachedDepth bounds how deep attached messages inside attached messages are read.
+	maxAttachedDepth = 8
+)
+
+// indexedHeaders are the header fields whose text is indexed.
+var indexedHeaders = []string{"subject", "from", "to", "cc", "bcc"}
+
+// termCollector gathers one message's terms.
+type termCollector struct {
+	p       *Parser
+	set     analyzer.TermSet
+	budget  int // bytes of text still allowed
+	cut     bool
+	skipped []string // what was not indexed, for the parse note
+}
+
+func newTermCollector(p *Parser) *termCollector {
+	return &termCollector{p: p, set: analyzer.TermSet{MaxBytes: maxTermBytes}, budget: maxIndexedText}
+}
+
+// text adds one text.
+func (c *termCollector) text(s string) {
+	if s == "" {
+		return
+	}
+	if len(s) > c.budget {
+		s, c.cut = clip(s, c.budget), true
+	}
+	c.budget -= len(s)
+	c.set.Add(s)
+}
+
+// header adds the indexed fields of a header block as written (obsolete syntax included,
+// every repetition), decoded with charsets.
+func (c *termCollector) header(content []byte, charsets []string) {
+	for _, f := range headerFields(content[:headerEnd(content)]) {
+		name := strings.ToLower(strings.TrimRight(f.Name, " \t"))
+		for _, h := range indexedHeaders {
+			if name == h {
+				c.addressField(name, unfold(f.Value), charsets)
+				break
+			}
+		}
+	}
+}
+
+// addressField adds a field's decoded text and, for an address field, each mailbox's
+// address as written and its key (the IDNA form when the domain is international), on
+// their own: a route or a comment inside an address leaves the address whole.
+func (c *termCollector) addressField(name, value string, charsets []string) {
+	c.text(charset.Header(value, charsets...))
+	if name == "subject" {
+		return
+	}
+	for _, mb := range analyzer.ParseList(charset.Raw(value, charsets...)) {
+		c.text(mb.Written)
+		if mb.Key != mb.Written {
+			c.text(mb.Key)
+		}
+	}
+}
+
+// unfold joins a field's folded lines.
+func unfold(v string) string {
+	if !strings.ContainsAny(v, "\r\n") {
+		return v
+	}
+	return strings.NewReplacer("\r\n", "", "\n", "", "\r", "").Replace(v)
+}
+
+// parts adds the text of every leaf part of root's tree (decoded by decodeParts) and
+// every file name; depth is how deep in attached messages root is.
+func (c *termCollector) parts(root *enmime.Part, depth int) {
+	_ = root.DepthMatchAll(func(part *enmime.Part) bool {
+		c.text(part.FileName)
+		if written := writtenFileName(part.Header.Get("Content-Disposition"), part.Header.Get("Content-Type")); written != part.FileName {
+			c.text(charset.Raw(written, part.Charset))
+		}
+		if part.FirstChild != nil || c.budget == 0 {
+			return false
+		}
+		switch ctype := strings.ToLower(part.ContentType); {
+		case ctype == "message/rfc822" || ctype == "message/global":
+			c.attached(part.Content, depth+1)
+		case ctype == "text/html":
+			c.text(analyzer.HTMLText(string(part.Content)))
+		case ctype == "" || strings.HasPrefix(ctype, "text/") ||
+			ctype == "message/delivery-status" || ctype == "message/global-delivery-status" ||
+			ctype == "message/global-headers" || ctype == "message/disposition-notification":
+			c.text(string(charset.Text(part.Content)))
+		}
+		return false
+	})
+}
+
+// attached adds an attached message: its header fields and its parts. One that cannot be
+// read as a message is read as text.
+func (c *termCollector) attached(content []byte, depth int) {
+	if depth > maxAttachedDepth {
+		c.skip("attached messages nested deeper than " + strconv.Itoa(maxAttachedDepth) + " not indexed")
+		return
+	}
+	content = withoutFromLine(content)
+	if !looksLikeMessage(content) {
+		c.text(string(charset.Text(content)))
+		return
+	}
+	root, _, _, err := c.p.readParts(content, true)
+	if err != nil {
+		c.text(string(charset.Text(content)))
+		return
+	}
+	charsets := messageCharsets(root)
+	decodeParts(root, charsets)
+	c.header(content, charsets)
+	c.parts(root, depth)
+}
+
+func (c *termCollector) skip(why string) {
+	for _, s := range c.skipped {
+		if s == why {
+			return
+		}
+	}
+	c.skipped = append(c.skipped, why)
+}
+
+// note says what was left out of the index, "" when nothing was.
+func (c *termCollector) note() string {
+	notes := append([]string{}, c.skipped...)
+	if c.cut {
+		notes = append(notes, "text past "+strconv.Itoa(maxIndexedText>>20)+" MiB not indexed")
+	}
+	if c.set.Truncated() {
+		notes = append(notes, "search terms past "+strconv.Itoa(maxTermBytes>>10)+" KiB not indexed")
+	}
+	return strings.Join(notes, "; ")
+}
+
+// joinNotes joins two parse notes.
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
