@@ -123,7 +123,18 @@ func wordASCII(s string) string {
 type wordScanner struct {
 	fold    cases.Caser
 	a, b, w []byte
+	// memo holds the words of the short runs normalised lately: words repeat (a Zipf
+	// law), and normalising a run costs far more than looking it up.
+	memo  map[string][]string
+	words []string // the words of the run being normalised, for memo
 }
+
+// Bounds of a scanner's memo: runs of at most memoRunBytes bytes, at most memoRuns of
+// them (the memo is emptied when full).
+const (
+	memoRunBytes = 64
+	memoRuns     = 8192
+)
 
 var wordScanners = sync.Pool{New: func() any { return &wordScanner{fold: cases.Fold()} }}
 
@@ -162,8 +173,33 @@ func (sc *wordScanner) foldInto(dst, src []byte) []byte {
 	}
 }
 
-// chunk emits the words of a run of text with no ASCII separator in it.
+// chunk emits the words of a run of text with no ASCII separator in it, from the memo
+// when the run is short and was seen lately.
 func (sc *wordScanner) chunk(chunk string, emit func(string)) {
+	if len(chunk) > memoRunBytes {
+		sc.normalizeRun(chunk, emit)
+		return
+	}
+	if words, ok := sc.memo[chunk]; ok {
+		for _, w := range words {
+			emit(w)
+		}
+		return
+	}
+	sc.words = sc.words[:0]
+	sc.normalizeRun(chunk, func(w string) { sc.words = append(sc.words, w) })
+	if sc.memo == nil || len(sc.memo) >= memoRuns {
+		sc.memo = make(map[string][]string, memoRuns)
+	}
+	words := slices.Clone(sc.words)
+	sc.memo[strings.Clone(chunk)] = words
+	for _, w := range words {
+		emit(w)
+	}
+}
+
+// normalizeRun emits the words of a run of text with no ASCII separator in it.
+func (sc *wordScanner) normalizeRun(chunk string, emit func(string)) {
 	s := sc.normalize(chunk)
 	buf := sc.b[:0]
 	hasBase, strippable := false, false

@@ -91,7 +91,6 @@ func (p *Parser) Parse(raw []byte) (*Parsed, error) {
 	out, _, err := p.parseFor(raw, true, true)
 	if err == nil {
 		out.Digest, out.BodyDigest = sha256.Sum256(raw), sha256.Sum256(bodyOf(withoutFromLine(raw)))
-		out.Roles = messageRoles(withoutFromLine(raw), out.charsets)
 	}
 	return out, err
 }
@@ -113,7 +112,8 @@ func (p *Parser) parse(raw []byte, split bool) (out *Parsed, why, err error) {
 	return p.parseFor(raw, split, false)
 }
 
-// parseFor is parse that also gathers the search terms (Parsed.Terms) when terms is set.
+// parseFor is parse that also reads the address roles and gathers the search terms
+// (Parsed.Roles, Parsed.Terms) when terms is set.
 func (p *Parser) parseFor(raw []byte, split, terms bool) (out *Parsed, why, err error) {
 	content := withoutFromLine(raw)
 	if !looksLikeMessage(content) {
@@ -128,9 +128,12 @@ func (p *Parser) parseFor(raw []byte, split, terms bool) (out *Parsed, why, err 
 		return nil, why, err
 	}
 	out.ParseNote = note
-	if terms {
+	if terms { // and roles: both read the header's fields
+		fields := decodedFields(content, out.charsets)
+		roles := analyzer.Roles(fields)
+		out.Roles = analyzer.Distinct(roles)
 		c := newTermCollector(p)
-		c.header(content, out.charsets)
+		c.header(fields, roles)
 		c.parts(root, 0)
 		out.Terms, out.ParseNote = c.set.Terms(), joinNotes(note, c.note())
 	}

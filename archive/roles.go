@@ -10,7 +10,8 @@ import (
 // The address roles of a message (docs/address-rule.md) come from analyzer.Roles over the
 // top-level header fields, in order and as written; the archive keeps analyzer.Distinct of
 // them (Parsed.Roles) and stores them in address_role, which the erasure scope, the legal
-// holds and purge read.
+// holds, purge, the from= and to= search filters, a plain user's visibility and the
+// custodians of a production read.
 
 // Role numbers in address_role.role: analyzer's.
 const (
@@ -18,16 +19,17 @@ const (
 	roleRecipient = int(analyzer.Recipient)
 )
 
-// messageRoles returns the distinct address roles of content's top-level header (content
-// without its mbox "From " line), its raw bytes read as charsets say (charset.Raw: UTF-8
-// when valid, else the message's declared charset, else windows-1252). The analyzer
-// decodes encoded words itself, in display names only.
-func messageRoles(content []byte, charsets []string) []analyzer.Address {
+// decodedFields returns the fields of content's top-level header (content without its mbox
+// "From " line; headerFields) with their raw bytes read as charsets say (charset.Raw:
+// UTF-8 when valid, else the message's declared charset, else windows-1252); encoded
+// words are left in place: the analyzer decodes them itself, in display names only.
+// Parse reads the message's address roles from them (analyzer.Roles, analyzer.Distinct).
+func decodedFields(content []byte, charsets []string) []analyzer.Field {
 	fields := headerFields(content[:headerEnd(content)])
 	for i := range fields {
 		fields[i].Value = charset.Raw(fields[i].Value, charsets...)
 	}
-	return analyzer.Distinct(analyzer.Roles(fields))
+	return fields
 }
 
 // headerFields splits a header block into fields as written, tolerating what RFC 5322's

@@ -74,7 +74,8 @@ Content-Type: text/plain; charset=utf-8
 innerbody line
 --mix--
 `,
-	// A text/plain attachment, a file name with a broken RFC 2231 value, an HTML attachment.
+	// A text/plain attachment, a file name with a broken RFC 2231 value, a PDF labelled as
+	// text (its bytes are no words), an HTML attachment.
 	"attach": `From: gina@eps.test
 To: bob@beta.test
 Subject: files
@@ -97,6 +98,11 @@ Content-Disposition: attachment; filename*0*=utf-8''broken%ZZ; filename*1="name.
 Content-Transfer-Encoding: base64
 
 AAEC
+--b1
+Content-Type: text/x-vcard; name="offer.pdf"
+Content-Transfer-Encoding: base64
+
+JVBERi0xLjQKJeLjz9MKMSAwIG9iaiA8PCAvTGVuZ3RoIDUgPj4gc3RyZWFtCmJpbmFyeXdvcmQKZW5kc3RyZWFtCg==
 --b1
 Content-Type: text/html; name="page.html"
 Content-Disposition: attachment; filename="page.html"
@@ -161,6 +167,8 @@ var searchTable = []struct {
 	{"pagetext", []string{"attach"}},
 	{"page.html", []string{"attach"}},
 	{"attrword", nil},
+	{"offer.pdf", []string{"attach"}},
+	{"binaryword", nil},
 	{"formação", []string{"latin"}},
 	{"formacao", []string{"latin"}},
 	{"café", []string{"latin"}},

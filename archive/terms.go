@@ -1,6 +1,8 @@
 package archive
 
 import (
+	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,32 +65,25 @@ func (c *termCollector) text(s string) {
 	c.set.Add(s)
 }
 
-// header adds the indexed fields of a header block as written (obsolete syntax included,
-// every repetition), decoded with charsets.
-func (c *termCollector) header(content []byte, charsets []string) {
-	for _, f := range headerFields(content[:headerEnd(content)]) {
-		name := strings.ToLower(strings.TrimRight(f.Name, " \t"))
-		for _, h := range indexedHeaders {
-			if name == h {
-				c.addressField(name, unfold(f.Value), charsets)
-				break
-			}
+// header adds the indexed fields of a header block, given as decodedFields, with the
+// address roles analyzer.Roles read in them: the decoded text of Subject, From, To, Cc
+// and Bcc (every repetition, obsolete syntax included), and each of their mailboxes'
+// address as written and its key (the IDNA form when the domain is international), on
+// its own: a route or a comment inside an address leaves the address whole.
+func (c *termCollector) header(fields []analyzer.Field, roles []analyzer.Address) {
+	for _, f := range fields {
+		name := strings.ToLower(strings.TrimSpace(f.Name))
+		if slices.Contains(indexedHeaders, name) {
+			c.text(charset.Header(unfold(f.Value)))
 		}
 	}
-}
-
-// addressField adds a field's decoded text and, for an address field, each mailbox's
-// address as written and its key (the IDNA form when the domain is international), on
-// their own: a route or a comment inside an address leaves the address whole.
-func (c *termCollector) addressField(name, value string, charsets []string) {
-	c.text(charset.Header(value, charsets...))
-	if name == "subject" {
-		return
-	}
-	for _, mb := range analyzer.ParseList(charset.Raw(value, charsets...)) {
-		c.text(mb.Written)
-		if mb.Key != mb.Written {
-			c.text(mb.Key)
+	for _, r := range roles {
+		switch r.Header {
+		case "From", "To", "Cc", "Bcc":
+			c.text(r.Written)
+			if r.Key != r.Written {
+				c.text(r.Key)
+			}
 		}
 	}
 }
@@ -117,6 +112,8 @@ func (c *termCollector) parts(root *enmime.Part, depth int) {
 			c.attached(part.Content, depth+1)
 		case ctype == "text/html":
 			c.text(analyzer.HTMLText(string(part.Content)))
+		case looksBinary(part.Content):
+			// A file labelled as text (a PDF sent as text/x-vcard): its bytes are no words.
 		case ctype == "" || strings.HasPrefix(ctype, "text/") ||
 			ctype == "message/delivery-status" || ctype == "message/global-delivery-status" ||
 			ctype == "message/global-headers" || ctype == "message/disposition-notification":
@@ -124,6 +121,32 @@ func (c *termCollector) parts(root *enmime.Part, depth int) {
 		}
 		return false
 	})
+}
+
+// binaryMagic are the beginnings of document and archive files that travel under a text
+// label: PDF, ZIP (office documents), OLE2 (older office documents), gzip.
+var binaryMagic = []string{"%PDF-", "PK\x03\x04", "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1", "\x1F\x8B"}
+
+// looksBinary reports whether content, labelled as text, is a binary file: it begins like
+// one, or its first 8 KiB hold a NUL byte or more than one control character in ten (text
+// has tabs, line and page breaks, and an escape or two).
+func looksBinary(content []byte) bool {
+	for _, m := range binaryMagic {
+		if bytes.HasPrefix(content, []byte(m)) {
+			return true
+		}
+	}
+	head := content[:min(len(content), 8<<10)]
+	controls := 0
+	for _, b := range head {
+		switch {
+		case b == 0:
+			return true
+		case b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f', b == 0x7f:
+			controls++
+		}
+	}
+	return controls*10 > len(head)
 }
 
 // attached adds an attached message: its header fields and its parts. One that cannot be
@@ -145,7 +168,8 @@ func (c *termCollector) attached(content []byte, depth int) {
 	}
 	charsets := messageCharsets(root)
 	decodeParts(root, charsets)
-	c.header(content, charsets)
+	fields := decodedFields(content, charsets)
+	c.header(fields, analyzer.Roles(fields))
 	c.parts(root, depth)
 }
 

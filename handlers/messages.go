@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/identity"
@@ -210,6 +211,9 @@ func parseMessageQuery(v url.Values) (archive.Query, error) {
 		Text: queryString(v, "q", 1000, &ve),
 		From: queryString(v, "from", 255, &ve),
 		To:   queryString(v, "to", 255, &ve),
+	}
+	if _, err := analyzer.ParseQuery(q.Text); err != nil {
+		ve.add("q", fmt.Sprintf("%v: at most %d words, %d bytes", err, analyzer.MaxQueryTerms, analyzer.MaxQueryBytes))
 	}
 	q.DateFrom = queryDate(v, "date_from", false, &ve)
 	q.DateTo = queryDate(v, "date_to", true, &ve)

@@ -205,6 +205,7 @@ func TestMessageQueryErrors(t *testing.T) {
 		{"date_from=2026-02-01&date_to=2026-01-01", "date_from"},
 		{"date_from=2026-01-01T00:00:00", "date_from"},
 		{"q=a&q=b", "q"},
+		{"q=" + url.QueryEscape(strings.Repeat("w ", 16)+"a b c d e f g h i j k l m n o p q r s t u v w x y z 0 1 2 3 4 5 6"), "q"}, // 33 distinct words
 		{"tenant=acme.test", "tenant"},
 	}
 	for _, tc := range cases {
