@@ -77,9 +77,15 @@ type result struct {
 // runBinary runs mailledger with args and env and waits for it to exit.
 func runBinary(t *testing.T, env map[string]string, args ...string) result {
 	t.Helper()
+	return runProgram(t, binary, env, args...)
+}
+
+// runProgram runs the program bin with args and env and waits for it to exit.
+func runProgram(t *testing.T, bin string, env map[string]string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = envList(env)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
