@@ -2,9 +2,11 @@ package extract
 
 import (
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
@@ -50,7 +52,7 @@ func readPDF(ctx context.Context, r *run, data []byte) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(err, pdfcpu.ErrWrongPassword):
-		return errors.New("PDF " + errEncrypted.Error())
+		return fmt.Errorf("PDF %w", errEncrypted)
 	case err != nil:
 		return pdfDamage(err)
 	}
@@ -61,7 +63,7 @@ func readPDF(ctx context.Context, r *run, data []byte) error {
 // pdfDamage turns pdfcpu's error into a note: encryption it cannot open, else damage.
 func pdfDamage(err error) error {
 	if errors.Is(err, pdfcpu.ErrUnsupportedEncryptionFeature) || errors.Is(err, pdfcpu.ErrEncrypted) {
-		return errors.New("PDF " + errEncrypted.Error())
+		return fmt.Errorf("PDF %w", errEncrypted)
 	}
 	if errors.Is(err, filter.ErrDecodeLimitExceeded) {
 		return errUnzipLimit
@@ -110,12 +112,12 @@ func (d *pdfDoc) pages(ctx context.Context) error {
 			if err != nil && !isDamage(err) {
 				return err
 			}
-			first = cmpOrErr(first, err)
+			first = cmp.Or(first, err)
 			d.r.out.sep('\n')
 			continue
 		}
 		if n.depth >= pdfMaxDepth {
-			first = cmpOrErr(first, damaged("PDF page tree deeper than %d", pdfMaxDepth))
+			first = cmp.Or(first, damaged("PDF page tree deeper than %d", pdfMaxDepth))
 			continue
 		}
 		for i := len(kids) - 1; i >= 0; i-- {
@@ -123,13 +125,6 @@ func (d *pdfDoc) pages(ctx context.Context) error {
 		}
 	}
 	return first
-}
-
-func cmpOrErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // page reads the text of one page's content streams.
@@ -157,7 +152,7 @@ func (d *pdfDoc) contents(o types.Object) ([]byte, error) {
 		if err != nil && !isDamage(err) {
 			return all, err
 		}
-		first = cmpOrErr(first, err)
+		first = cmp.Or(first, err)
 		all = append(append(all, b...), '\n')
 	}
 	return all, first
