@@ -38,6 +38,7 @@ type rtfReader struct {
 	pending  []byte      // 8-bit text not yet decoded
 	pendCP   int
 	decoders map[int]*encoding.Decoder
+	buf      []byte // decoded text, reused
 }
 
 // readRTF reads an RTF document.
@@ -147,11 +148,13 @@ func (p *rtfReader) flush(final bool) error {
 		p.decoders[p.pendCP] = dec
 	}
 	dec.Reset()
-	var buf [8192]byte
+	if p.buf == nil {
+		p.buf = make([]byte, 8192)
+	}
 	src := p.pending
 	for len(src) > 0 {
-		nDst, nSrc, err := dec.Transform(buf[:], src, final)
-		if werr := p.out.text(string(buf[:nDst])); werr != nil {
+		nDst, nSrc, err := dec.Transform(p.buf, src, final)
+		if werr := p.out.text(string(p.buf[:nDst])); werr != nil {
 			return werr
 		}
 		src = src[nSrc:]
