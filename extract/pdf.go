@@ -149,17 +149,17 @@ func (d *pdfDoc) contents(o types.Object) ([]byte, error) {
 	var first error
 	for _, s := range arr {
 		b, err := d.stream(s)
+		all = append(append(all, b...), '\n')
 		if err != nil && !isDamage(err) {
 			return all, err
 		}
 		first = cmp.Or(first, err)
-		all = append(append(all, b...), '\n')
 	}
 	return all, first
 }
 
 // stream returns the decoded bytes of a stream object, counted against the run's
-// decompression budget. A sole FlateDecode is inflated here so that a damaged stream
+// decompression budget (past it, the bytes within it and errUnzipLimit). A sole FlateDecode is inflated here so that a damaged stream
 // keeps what was inflated before the damage; other filters are pdfcpu's.
 func (d *pdfDoc) stream(o types.Object) ([]byte, error) {
 	sd, ok := d.resolve(o).(types.StreamDict)
@@ -181,14 +181,12 @@ func (d *pdfDoc) stream(o types.Object) ([]byte, error) {
 			err = pdfDamage(err)
 		}
 	}
-	if serr := d.r.spend(int64(len(b))); serr != nil {
-		return nil, serr
-	}
+	d.r.unzip += int64(len(b))
 	return b, err
 }
 
-// inflate decompresses zlib data up to limit bytes: past it, errUnzipLimit; a damaged
-// stream returns what was inflated before the damage.
+// inflate decompresses zlib data up to limit bytes: past it, the first limit bytes and
+// errUnzipLimit; a damaged stream returns what was inflated before the damage.
 func inflate(raw []byte, limit int64) ([]byte, error) {
 	zr, err := zlib.NewReader(bytes.NewReader(raw))
 	if err != nil {
@@ -198,7 +196,7 @@ func inflate(raw []byte, limit int64) ([]byte, error) {
 	n, err := io.Copy(&buf, io.LimitReader(zr, limit+1))
 	switch {
 	case n > limit:
-		return nil, errUnzipLimit
+		return buf.Bytes()[:limit], errUnzipLimit
 	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
 		return buf.Bytes(), damaged("PDF stream: %v", err)
 	}
