@@ -215,3 +215,67 @@ func TestNotDocuments(t *testing.T) {
 	res := extractOK(t, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1encrypted package"), "", "report.docx")
 	assert.Equal(t, Result{Kind: KindDOCX, Note: "document encrypted"}, res)
 }
+
+// pdfObjStmBomb is a PDF 1.5 (cross-reference stream) whose page uses n fonts, each an
+// object in an object stream of its own that inflates to size bytes.
+func pdfObjStmBomb(t testing.TB, n int, size int64) []byte {
+	content := "BT /F1 12 Tf 72 700 Td (Hello) Tj"
+	fonts := "/F1 5 0 R"
+	for k := range n {
+		content += fmt.Sprintf(" /G%d 12 Tf (x) Tj", k)
+		fonts += fmt.Sprintf(" /G%d %d 0 R", k, 1000+k)
+	}
+	content += " ET"
+	objs := map[int]string{
+		1: "<< /Type /Catalog /Pages 2 0 R >>",
+		2: "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		3: "<< /Type /Page /Parent 2 0 R /Resources << /Font << " + fonts + " >> >> /Contents 4 0 R >>",
+		4: plainStream(content),
+		5: "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	}
+	bomb := flateStream(t, io.MultiReader(strings.NewReader("1000 0 "), &repeatReader{s: " ", n: size}, strings.NewReader("<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>")))
+	for k := range n {
+		objs[10+k] = strings.Replace(bomb, "<<", "<< /Type /ObjStm /N 1 /First 7", 1)
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.5\n")
+	offsets := map[int]int{}
+	for num := 1; num < 10+n; num++ {
+		if o, ok := objs[num]; ok {
+			offsets[num] = b.Len()
+			fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", num, o)
+		}
+	}
+	xrefNum, size0 := 10+n, 1000+n
+	offsets[xrefNum] = b.Len()
+	var rows bytes.Buffer
+	for num := range size0 {
+		switch off, ok := offsets[num]; {
+		case ok:
+			rows.Write([]byte{1, byte(off >> 24), byte(off >> 16), byte(off >> 8), byte(off), 0, 0})
+		case num >= 1000:
+			rows.Write([]byte{2, 0, 0, 0, byte(10 + num - 1000), 0, 0})
+		default:
+			rows.Write(make([]byte, 7))
+		}
+	}
+	fmt.Fprintf(&b, "%d 0 obj\n<< /Type /XRef /Size %d /W [1 4 2] /Root 1 0 R /Length %d >>\nstream\n%s\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n",
+		xrefNum, size0, rows.Len(), rows.String(), offsets[xrefNum])
+	return b.Bytes()
+}
+
+// pdfcpu decodes an object stream whole the first time one of its objects is used, and
+// keeps it: those streams count against MaxUnzip too.
+func TestPDFObjectStreamsCountAgainstMaxUnzip(t *testing.T) { // not parallel: it measures allocation
+	small := extractOK(t, pdfObjStmBomb(t, 2, 1000), "", "")
+	assert.Equal(t, Result{Kind: KindPDF, Text: "Helloxx"}, small)
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, ok := Extract(context.Background(), pdfObjStmBomb(t, 40, 3<<20), "", "", Limits{MaxUnzip: 8 << 20})
+	runtime.ReadMemStats(&after)
+	require.True(t, ok)
+	assert.Equal(t, "decompression stopped at the 8 MiB limit", res.Note)
+	assert.True(t, strings.HasPrefix(res.Text, "Hello"))
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(60<<20), "got %d MiB allocated; want the 40 streams of 3 MiB not all inflated", (after.TotalAlloc-before.TotalAlloc)>>20)
+}

@@ -39,9 +39,11 @@ func pdfConfig(lim Limits) *model.Configuration {
 // pdfDoc is an open PDF: pdfcpu's cross-reference table (objects, decryption, object
 // streams) and the fonts read so far, by object number.
 type pdfDoc struct {
-	xref  *model.XRefTable
-	r     *run
-	fonts map[int]*pdfFont
+	xref    *model.XRefTable
+	r       *run
+	fonts   map[int]*pdfFont
+	objStms map[int]bool // object streams counted against the budget
+	stop    error        // errUnzipLimit once an object stream would pass it
 }
 
 // readPDF reads the text of each page in order, with pdfcpu for the file structure and
@@ -56,7 +58,7 @@ func readPDF(ctx context.Context, r *run, data []byte) error {
 	case err != nil:
 		return pdfDamage(err)
 	}
-	d := &pdfDoc{xref: pc.XRefTable, r: r, fonts: map[int]*pdfFont{}}
+	d := &pdfDoc{xref: pc.XRefTable, r: r, fonts: map[int]*pdfFont{}, objStms: map[int]bool{}}
 	return d.pages(ctx)
 }
 
@@ -87,7 +89,7 @@ func (d *pdfDoc) pages(ctx context.Context) error {
 	seen := map[int]bool{}
 	var first error
 	for len(stack) > 0 {
-		if err := ctx.Err(); err != nil {
+		if err := cmp.Or(ctx.Err(), d.stop); err != nil {
 			return err
 		}
 		n := stack[len(stack)-1]
@@ -124,7 +126,7 @@ func (d *pdfDoc) pages(ctx context.Context) error {
 			stack = append(stack, node{obj: kids[i], res: res, depth: n.depth + 1})
 		}
 	}
-	return first
+	return cmp.Or(d.stop, first)
 }
 
 // page reads the text of one page's content streams.
@@ -166,6 +168,11 @@ func (d *pdfDoc) stream(o types.Object) ([]byte, error) {
 	if !ok {
 		return nil, nil
 	}
+	return d.decode(sd)
+}
+
+// decode returns the decoded bytes of a stream, within the budget.
+func (d *pdfDoc) decode(sd types.StreamDict) ([]byte, error) {
 	left := d.r.unzipLeft()
 	if left == 0 {
 		return nil, errUnzipLimit
@@ -203,11 +210,17 @@ func inflate(raw []byte, limit int64) ([]byte, error) {
 	return buf.Bytes(), nil // a stream cut before its checksum is read as far as it goes
 }
 
-// resolve follows indirect references, a few at most.
+// resolve follows indirect references, a few at most. An object in an object stream
+// not yet decoded costs the stream's decoded size (pdfcpu decodes it whole, lazily, and
+// keeps it): measured here first, it is not resolved past the budget.
 func (d *pdfDoc) resolve(o types.Object) types.Object {
 	for range pdfMaxDepth {
-		if _, ok := o.(types.IndirectRef); !ok {
+		ir, ok := o.(types.IndirectRef)
+		if !ok {
 			return o
+		}
+		if !d.affordObjStm(ir) {
+			return nil
 		}
 		var err error
 		if o, err = d.xref.Dereference(o); err != nil {
@@ -245,4 +258,31 @@ func (d *pdfDoc) number(o types.Object) (float64, bool) {
 		return float64(v), true
 	}
 	return 0, false
+}
+
+// affordObjStm counts, the first time one of its objects is resolved, the decoded size of
+// the object stream holding ir against the budget, and reports whether it fits.
+func (d *pdfDoc) affordObjStm(ir types.IndirectRef) bool {
+	e, ok := d.xref.FindTableEntryLight(ir.ObjectNumber.Value())
+	if !ok || e.ObjectStream == nil {
+		return true
+	}
+	if _, lazy := e.Object.(types.LazyObjectStreamObject); !lazy || d.objStms[*e.ObjectStream] {
+		return true
+	}
+	d.objStms[*e.ObjectStream] = true
+	se, ok := d.xref.FindTableEntryLight(*e.ObjectStream)
+	if !ok {
+		return true
+	}
+	osd, ok := se.Object.(types.ObjectStreamDict)
+	if !ok {
+		return true
+	}
+	osd.Content = nil // measure on this copy; pdfcpu decodes its own
+	if _, err := d.decode(osd.StreamDict); errors.Is(err, errUnzipLimit) {
+		d.stop = errUnzipLimit
+		return false
+	}
+	return true
 }

@@ -10,6 +10,11 @@ import (
 // op carries out one operator: the text state, text showing, graphics state saves and
 // forms (Do); the others (paths, colours, images) draw nothing we read.
 func (t *pdfText) op(ctx context.Context, l *pdfLexer, op string, depth int) error {
+	if op == "Tf" || op == "Do" { // may read a font or a form: look at the clock first
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
 	switch op {
 	case "BT":
 		t.tm, t.tlm = identity, identity

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"context"
 	"math"
 
@@ -63,7 +64,7 @@ func (d *pdfDoc) runContent(ctx context.Context, content []byte, res types.Dict,
 func (t *pdfText) run(ctx context.Context, content []byte, depth int) error {
 	l := &pdfLexer{b: content}
 	for {
-		if err := t.d.r.check(ctx); err != nil {
+		if err := cmp.Or(t.d.r.check(ctx), t.d.stop); err != nil {
 			return err
 		}
 		tok, w, num := l.next()
