@@ -2,6 +2,10 @@ package archive
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,6 +125,28 @@ Content-Disposition: attachment; filename="page.html"
 	"qphtml": "From: q@qp.test\nTo: bob@beta.test\nSubject: newsletter\nDate: Mon, 9 Feb 2026 10:00:00 +0000\nContent-Type: text/html; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\n<p>Sch=C3=B6ne Gr=C3=BC=C3=9Fe aus K=C3=B6ln</p>\n",
 }
 
+// The "documents" fixture carries real documents (extract/testdata: written by Chromium
+// and LibreOffice) as attachments: their text is searched.
+func init() {
+	var b strings.Builder
+	b.WriteString("From: docs@docs.test\nTo: bob@beta.test\nSubject: the documents\nDate: Tue, 10 Feb 2026 10:00:00 +0000\n" +
+		"MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"d\"\n\n--d\nContent-Type: text/plain\n\nthree files\n")
+	for _, f := range []struct{ file, name, ctype string }{
+		{"sample-chromium.pdf", "invoice.pdf", "application/pdf"},
+		{"sample.xlsx", "figures.xlsx", "application/octet-stream"},
+		{"sample.odp", "review.odp", "application/vnd.oasis.opendocument.presentation"},
+	} {
+		content, err := os.ReadFile(filepath.Join("..", "extract", "testdata", f.file))
+		if err != nil {
+			panic(err)
+		}
+		fmt.Fprintf(&b, "--d\nContent-Type: %s; name=%q\nContent-Disposition: attachment; filename=%q\nContent-Transfer-Encoding: base64\n\n%s\n",
+			f.ctype, f.name, f.name, base64.StdEncoding.EncodeToString(content))
+	}
+	b.WriteString("--d--\n")
+	searchFixtures["documents"] = b.String()
+}
+
 // searchTable is the query table: each query and the fixtures it finds; "*" is every one.
 var searchTable = []struct {
 	q    string
@@ -133,9 +159,9 @@ var searchTable = []struct {
 	{`"pdf report"`, nil},
 	{"pdf report", []string{"plain"}},
 	{"repo*", []string{"plain"}},
-	{"resume", []string{"plain"}},
-	{"résumé", []string{"plain"}},
-	{"RÉSUMÉ", []string{"plain"}},
+	{"resume", []string{"plain", "documents"}},
+	{"résumé", []string{"plain", "documents"}},
+	{"RÉSUMÉ", []string{"plain", "documents"}},
 	{"alice", []string{"plain"}},
 	{"example", []string{"plain", "obsolete"}},
 	{"alice@example.com", []string{"plain"}},
@@ -171,8 +197,8 @@ var searchTable = []struct {
 	{"binaryword", nil},
 	{"formação", []string{"latin"}},
 	{"formacao", []string{"latin"}},
-	{"café", []string{"latin"}},
-	{"cafe", []string{"latin"}},
+	{"café", []string{"latin", "documents"}},
+	{"cafe", []string{"latin", "documents"}},
 	{"crème", []string{"plain"}},
 	{"creme", []string{"plain"}},
 	{"cre\u0300me", []string{"plain"}},
@@ -187,9 +213,17 @@ var searchTable = []struct {
 	{"comment", []string{"obsolete"}},
 	{"schöne grüße", []string{"qphtml"}},
 	{"schone grusse", []string{"qphtml"}},
-	{"koln", []string{"qphtml"}},
+	{"koln", []string{"qphtml", "documents"}},
 	{"x", []string{"obsolete"}},
 	{"re*", nil},
+	{"müller", []string{"documents"}},
+	{"Dear Mr. Muller", []string{"documents"}},
+	{"zürich", []string{"documents"}},
+	{"train to zurich", []string{"documents"}},
+	{`"revenue grew"`, []string{"documents"}},
+	{"consulting 1200", []string{"documents"}},
+	{"коллеги", []string{"documents"}},
+	{"invoice.pdf", []string{"documents"}},
 	{"bob@beta.test", []string{"*"}},
 	{"...", []string{"*"}},
 	{`"`, []string{"*"}},

@@ -2,14 +2,18 @@ package archive
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jhillyerd/enmime/v2"
 
 	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/archive/charset"
+	"github.com/mailledger/mailledger/extract"
 )
 
 // What a message's search terms are made of (docs/search-rules.md says it for users):
@@ -22,7 +26,9 @@ import (
 //   - message/delivery-status and header-only parts as text;
 //   - attached messages (message/rfc822, message/global), their header fields and parts
 //     as above, recursively up to maxAttachedDepth;
-//   - every part's file name, as decoded, else as written.
+//   - every part's file name, as decoded, else as written;
+//   - the text of PDF, Word, Excel, PowerPoint, OpenDocument and RTF attachments (package
+//     extract), recognised by their content, bounded per attachment and per message.
 // Each text goes into the analyzer's TermSet on its own (no phrase joins two texts). The
 // set is bounded by maxTermBytes and the text read by maxIndexedText: past either, the rest
 // is not indexed and the message's parse note says so.
@@ -35,6 +41,9 @@ const (
 	maxTermBytes = 768 << 10
 	// maxAttachedDepth bounds how deep attached messages inside attached messages are read.
 	maxAttachedDepth = 8
+	// maxExtractTime bounds the time one message's documents take to read (each at most
+	// extract.DefaultTimeout).
+	maxExtractTime = 20 * time.Second
 )
 
 // indexedHeaders are the header fields whose text is indexed.
@@ -42,11 +51,12 @@ var indexedHeaders = []string{"subject", "from", "to", "cc", "bcc"}
 
 // termCollector gathers one message's terms.
 type termCollector struct {
-	p       *Parser
-	set     analyzer.TermSet
-	budget  int // bytes of text still allowed
-	cut     bool
-	skipped []string // what was not indexed, for the parse note
+	p           *Parser
+	set         analyzer.TermSet
+	budget      int // bytes of text still allowed
+	cut         bool
+	skipped     []string      // what was not indexed, for the parse note
+	extractLeft time.Duration // extraction time left; 0 before the first document, < 0 when spent
 }
 
 func newTermCollector(p *Parser) *termCollector {
@@ -113,14 +123,48 @@ func (c *termCollector) parts(root *enmime.Part, depth int) {
 		case ctype == "text/html":
 			c.text(analyzer.HTMLText(string(part.Content)))
 		case looksBinary(part.Content):
-			// A file labelled as text (a PDF sent as text/x-vcard): its bytes are no words.
+			// A file labelled as text (a PDF sent as text/x-vcard): its bytes are no
+			// words, but it may be a document.
+			c.document(part, ctype)
 		case ctype == "" || strings.HasPrefix(ctype, "text/") ||
 			ctype == "message/delivery-status" || ctype == "message/global-delivery-status" ||
 			ctype == "message/global-headers" || ctype == "message/disposition-notification":
 			c.text(string(charset.Text(part.Content)))
+		default:
+			c.document(part, ctype)
 		}
 		return false
 	})
+}
+
+// document adds the text of a PDF or office document (package extract: bounded in size
+// and time per attachment), within the message's extraction time; what was read only in
+// part is noted.
+func (c *termCollector) document(part *enmime.Part, ctype string) {
+	if c.extractLeft == 0 {
+		c.extractLeft = maxExtractTime
+	}
+	if c.extractLeft < 0 {
+		c.skip("attachments past " + maxExtractTime.String() + " of text extraction not read")
+		return
+	}
+	lim := extract.Limits{Timeout: min(extract.DefaultTimeout, c.extractLeft)}
+	start := time.Now()
+	res, ok := extract.Extract(context.Background(), part.Content, ctype, part.FileName, lim)
+	if c.extractLeft -= time.Since(start); c.extractLeft == 0 {
+		c.extractLeft = -1
+	}
+	if !ok {
+		return
+	}
+	c.text(res.Text)
+	if res.Note != "" {
+		name := part.FileName
+		if name == "" {
+			name = res.Kind
+		}
+		c.skip(fmt.Sprintf("attachment %q read in part: %s", clip(name, 64), res.Note))
+	}
 }
 
 // binaryMagic are the beginnings of document and archive files that travel under a text
