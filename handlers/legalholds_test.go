@@ -151,7 +151,7 @@ func TestLegalHoldRequestErrors(t *testing.T) {
 		{"unknown field", "POST", holdsPath, `{"type":"address","value":"a@b.test","reason":"r","tenant":"x"}`, 400, "invalid_json", ""},
 		{"bad type", "POST", holdsPath, `{"type":"person","value":"a@b.test","reason":"r"}`, 400, "validation_failed", "type"},
 		{"bad address", "POST", holdsPath, `{"type":"address","value":"not an address","reason":"r"}`, 400, "validation_failed", "value"},
-		{"bad domain", "POST", holdsPath, `{"type":"domain","value":"nodot","reason":"r"}`, 400, "validation_failed", "value"},
+		{"bad domain", "POST", holdsPath, `{"type":"domain","value":"bad..example","reason":"r"}`, 400, "validation_failed", "value"},
 		{"blank reason", "POST", holdsPath, `{"type":"address","value":"a@b.test","reason":"  "}`, 400, "validation_failed", "reason"},
 		{"bad status", "GET", holdsPath + "?status=open", "", 400, "validation_failed", "status"},
 		{"status twice", "GET", holdsPath + "?status=active&status=released", "", 400, "validation_failed", "status"},

@@ -110,18 +110,26 @@ func (h *Hold) Apply(e domain.Event, at time.Time) {
 // the application gives the key of the address rule (analyzer.Normalize).
 func validAddress(s string) bool { return domain.ValidAddress(s) }
 
+// validDomain accepts the domain part of an address key of the address rule, which the
+// application gives (analyzer.NormalizeDomain): a dot-atom of one label or more
+// ("example.com", "xn--bcher-kva.example", "localhost") or an address literal
+// ("[192.0.2.1]"). Empty labels, white space, control characters and the characters that
+// end a domain in an address (@ , ; < > " and a backslash) are refused.
 func validDomain(s string) bool {
-	if len(s) == 0 || len(s) > 253 || !strings.Contains(s, ".") {
+	if len(s) == 0 || len(s) > 255 {
 		return false
 	}
+	if strings.HasPrefix(s, "[") {
+		return strings.HasSuffix(s, "]") && len(s) > 2 && !strings.ContainsAny(s[1:len(s)-1], "[]\\ \t\r\n")
+	}
 	for _, label := range strings.Split(s, ".") {
-		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+		if label == "" {
 			return false
 		}
-		for _, c := range label {
-			if !(c == '-' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c > 127) {
-				return false
-			}
+	}
+	for _, c := range s {
+		if c <= ' ' || c == 0x7f || strings.ContainsRune(`@,;<>"\\()[]:`, c) {
+			return false
 		}
 	}
 	return true

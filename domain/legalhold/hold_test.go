@@ -23,8 +23,16 @@ func TestRule1TypeAndValue(t *testing.T) {
 		{TypeAddress, "Alice <alice@example.com>", "", "value"},
 		{TypeDomain, "Example.com", "example.com", ""},
 		{TypeDomain, "@example.com", "example.com", ""},
-		{TypeDomain, "-bad.com", "", "value"},
-		{TypeDomain, "nodot", "", "value"},
+		// Every domain an address key of the rule can have is holdable: a hold blocks
+		// exactly what an erasure would delete.
+		{TypeDomain, "localhost", "localhost", ""},
+		{TypeDomain, "-odd.example", "-odd.example", ""},
+		{TypeDomain, "[192.0.2.1]", "[192.0.2.1]", ""},
+		{TypeDomain, "bad..com", "", "value"},
+		{TypeDomain, ".com", "", "value"},
+		{TypeDomain, "a b.com", "", "value"},
+		{TypeDomain, "a@b.com", "", "value"},
+		{TypeDomain, "[]", "", "value"},
 		{"mailbox", "a@b.c", "", "type"},
 	}
 	for _, c := range cases {
