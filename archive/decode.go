@@ -48,6 +48,10 @@ func decodeParts(root *enmime.Part, charsets []string) {
 // windows-1252.
 func fileNameToUTF8(p *enmime.Part, charsets []string) {
 	disposition, ctype := p.Header.Get("Content-Disposition"), p.Header.Get("Content-Type")
+	if name, ok := extendedFileName(disposition, ctype); ok {
+		p.FileName = name
+		return
+	}
 	labels := append([]string{p.Charset}, charsets...)
 	if utf8.ValidString(disposition) && utf8.ValidString(ctype) {
 		if !utf8.ValidString(p.FileName) {
@@ -106,6 +110,55 @@ func writtenFileName(values ...string) string {
 		return filename.String()
 	}
 	return name.String()
+}
+
+// extendedFileName decodes an RFC 2231 extended file name (filename*=, or its
+// continuations filename*0*= …; else name*=) whose charset is neither UTF-8 nor US-ASCII,
+// which the media type parser leaves undecoded: the %XX bytes of its segments, in order,
+// read in the declared charset. ok is false when there is none or it does not decode.
+func extendedFileName(values ...string) (name string, ok bool) {
+	for _, want := range []string{"filename", "name"} {
+		for _, v := range values {
+			_, params, _ := strings.Cut(v, ";")
+			label, raw, found := "", []byte(nil), false
+			for _, param := range strings.Split(params, ";") {
+				key, value, ok := strings.Cut(param, "=")
+				key = strings.ToLower(strings.TrimSpace(key))
+				base, rest, ext := strings.Cut(key, "*")
+				if !ok || base != want || !ext {
+					continue
+				}
+				value = strings.Trim(strings.TrimSpace(value), `"`)
+				if !found { // the first segment names the charset
+					parts := strings.SplitN(value, "'", 3)
+					if len(parts) != 3 {
+						return "", false
+					}
+					label, value, found = parts[0], parts[2], true
+				}
+				if strings.HasSuffix(rest, "*") || rest == "" { // an encoded segment
+					decoded, err := url.PathUnescape(value)
+					if err != nil {
+						return "", false
+					}
+					value = decoded
+				}
+				raw = append(raw, value...)
+			}
+			if !found {
+				continue
+			}
+			if l := strings.ToLower(label); l == "" || l == "utf-8" || l == "utf8" || l == "us-ascii" {
+				return "", false
+			}
+			out, known, err := charset.Body(raw, label)
+			if !known || err != nil {
+				return "", false
+			}
+			return string(charset.Text(out)), true
+		}
+	}
+	return "", false
 }
 
 // extendedValue reads an RFC 2231 extended value leniently: the charset'language' prefix
