@@ -12,6 +12,9 @@
 # `go run ./bench/ledgerbench -h` and `go run ./bench/archivebench -h`), EXPORTBENCH_FLAGS
 # (`go run ./bench/exportbench -h`; exportbench works on SQLite under $TMPDIR only),
 # BENCHTIME (for the Go benchmarks in bench/, default 1x), GO (default go).
+# SCALEBENCH=1 adds the million-message scale benchmark (bench/scalebench), with
+# SCALEBENCH_FLAGS (`go run ./bench/scalebench -h`); it is opt-in because it takes long
+# (see the estimate below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,4 +48,13 @@ echo
 echo "== GDPR erasure assessment and execution: go run ./bench/erasurebench ${ERASUREBENCH_FLAGS:-}"
 # shellcheck disable=SC2086 # ERASUREBENCH_FLAGS is a list of flags
 $GO run ./bench/erasurebench ${ERASUREBENCH_FLAGS:-}
+if [ "${SCALEBENCH:-}" = 1 ]; then
+	# The full run (1,000,000 messages in steps of 100,000 on sqlite, postgres and mysql,
+	# searches and assessments after every step) takes about ESTIMATE on the 2-core
+	# development machine, and needs about 10 GB free under -tmpdir (default $TMPDIR).
+	echo
+	echo "== scale: a million messages, step by step: go run ./bench/scalebench ${SCALEBENCH_FLAGS:-}"
+	# shellcheck disable=SC2086 # SCALEBENCH_FLAGS is a list of flags
+	$GO run ./bench/scalebench ${SCALEBENCH_FLAGS:-}
+fi
 echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

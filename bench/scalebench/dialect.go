@@ -218,6 +218,7 @@ func (r *stepRunner) measure(ctx context.Context, f stepFile, s *stepResult) err
 			return err
 		}
 		r.res.wrong = append(r.res.wrong, checkAnswers(r.corpus, f.oracle, s.search.queries, lv, k == 0)...)
+		lv.dropPages() // checked: kept, they would grow the heap the next steps measure
 		s.search.levels = append(s.search.levels, lv)
 	}
 	for _, who := range assessedAddresses {

@@ -38,6 +38,7 @@ type query struct {
 	kind           string
 	words          []int32 // vocabulary ranks, all required
 	pair           int     // index into wordSet.pairs for kindTwoWords
+	dated          int     // index into wordSet.dated for kindWordWindow
 	from, toDomain int     // address and domain index, -1 when unused
 	dayFrom, dayTo int
 	offset         int
@@ -78,7 +79,8 @@ func drawQuery(rng *rand.Rand, ws *wordSet, kind string) query {
 	case kindWindow:
 		window()
 	case kindWordWindow:
-		q.words = []int32{ws.dated[rng.IntN(len(ws.dated))]}
+		q.dated = rng.IntN(len(ws.dated))
+		q.words = []int32{ws.dated[q.dated]}
 		window()
 	case kindDeepPage:
 		q.words = []int32{ws.common[rng.IntN(len(ws.common))]}
@@ -110,21 +112,19 @@ func (q query) archiveQuery(g *generator) archive.Query {
 
 // expected is the number of messages q matches, from the oracle.
 func (q query) expected(ws *wordSet, c *counts) int {
-	from, to := 0, archiveDays
-	if q.dayTo > 0 {
-		from, to = q.dayFrom, q.dayTo
-	}
-	switch {
-	case q.kind == kindTwoWords:
+	switch q.kind {
+	case kindTwoWords:
 		return int(c.pair[q.pair])
-	case len(q.words) == 1:
-		return sum(c.wordDay[ws.slot[q.words[0]]], from, to)
-	case q.from >= 0:
+	case kindWordWindow:
+		return sum(c.datedDay[q.dated], q.dayFrom, q.dayTo)
+	case kindFrom:
 		return int(c.from[q.from])
-	case q.toDomain >= 0:
+	case kindToDomain:
 		return int(c.rcptDomain[q.toDomain])
+	case kindWindow:
+		return sum(c.day, q.dayFrom, q.dayTo)
 	}
-	return sum(c.day, from, to)
+	return int(c.word[ws.slot[q.words[0]]]) // one word, no window
 }
 
 // matches says whether message m satisfies q.

@@ -86,6 +86,13 @@ func timeSearches(ctx context.Context, arc *archive.Archive, g *generator, qs []
 	return lv, nil
 }
 
+// dropPages lets the pages go once they are checked.
+func (lv levelResult) dropPages() {
+	for i := range lv.answers {
+		lv.answers[i].page = nil
+	}
+}
+
 // latencies returns the sorted latencies of the answers to queries of kind.
 func (lv levelResult) latencies(qs []query, kind string) []time.Duration {
 	var out []time.Duration
