@@ -72,7 +72,7 @@ func runDialect(ctx context.Context, cfg *config, c *corpus, d database.Dialect,
 	}
 	r := &stepRunner{cfg: cfg, corpus: c, db: db, arc: arc, res: &res}
 	r.im = &archive.Importer{Archive: arc, Workers: cfg.workers, BatchSize: cfg.batch}
-	if r.size, err = dbSize(ctx, db.DB, db.URL); err != nil {
+	if r.size, err = dbSize(ctx, db.DB); err != nil {
 		return res, err
 	}
 	for k := range c.stepCount() {
@@ -143,15 +143,20 @@ func (r *stepRunner) step(ctx context.Context, k int) error {
 		return err
 	}
 	s.upkeep = time.Since(start)
-	size, err := dbSize(ctx, r.db.DB, r.db.URL)
+	size, err := dbSize(ctx, r.db.DB)
 	if err != nil {
 		return err
 	}
 	s.dbBytes, s.grew, r.size = size, size-r.size, size
+	fmt.Fprintf(r.cfg.log, "scalebench: %s step %d/%d: %d messages in %s (%.0f msg/s), %d in the archive\n",
+		r.db.Dialect, s.step, r.corpus.stepCount(), s.imported, s.took.Round(time.Second), s.rate(), s.messages)
 	if r.cfg.searchAfter(k, r.corpus.stepCount()) {
+		start := time.Now()
 		if err := r.measure(ctx, f, &s); err != nil {
 			return err
 		}
+		fmt.Fprintf(r.cfg.log, "scalebench: %s step %d/%d: searches and assessments in %s\n",
+			r.db.Dialect, s.step, r.corpus.stepCount(), time.Since(start).Round(time.Second))
 	}
 	r.res.steps = append(r.res.steps, s)
 	return nil

@@ -38,10 +38,11 @@ type config struct {
 	batch       int
 	tmpDir      string
 	strict      bool
+	log         io.Writer // progress lines while the run goes (standard error)
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
-	c := &config{args: args, urls: benchenv.ServerURLs()}
+	c := &config{args: args, urls: benchenv.ServerURLs(), log: stderr}
 	fs := flag.NewFlagSet("scalebench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var dialects, clients, pg, my string

@@ -91,20 +91,14 @@ func (h *heapSampler) Stop() int64 {
 	return max(h.peak, heapObjects())
 }
 
-// dbSize is the size of the database: the SQLite file and its WAL, PostgreSQL's
+// dbSize is the size of the database: SQLite's page_count × page_size (the pages of its
+// WAL included, which the file sizes would count only after a checkpoint), PostgreSQL's
 // pg_database_size, MySQL's data and index length of the schema's tables (InnoDB's
 // statistics: run ANALYZE TABLE first for a current figure).
-func dbSize(ctx context.Context, db *database.DB, url string) (int64, error) {
+func dbSize(ctx context.Context, db *database.DB) (int64, error) {
 	switch db.Dialect {
 	case database.SQLite:
-		path := strings.TrimPrefix(url, "sqlite://")
-		var total int64
-		for _, p := range []string{path, path + "-wal"} {
-			if st, err := os.Stat(p); err == nil {
-				total += st.Size()
-			}
-		}
-		return total, nil
+		return scanSize(ctx, db, `SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()`)
 	case database.Postgres:
 		return scanSize(ctx, db, `SELECT pg_database_size(current_database())`)
 	case database.MySQL:

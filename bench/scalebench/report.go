@@ -11,10 +11,13 @@ import (
 	"github.com/mailledger/mailledger/bench/internal/benchenv"
 )
 
-// Goals of the scale benchmark.
+// Goals of the scale benchmark. Memory is "flat" when it stops growing with the archive:
+// the last step is set against the middle one, not the first, which runs before any
+// search has opened the connection pool and filled the caches (SQLite's page caches are
+// in this process).
 const (
 	goalRateRatio   = 0.8  // last step's import rate against the first's, at least
-	goalMemoryRatio = 1.25 // last step's peak RSS against the first's, at most ("flat")
+	goalMemoryRatio = 1.25 // last step's peak RSS against the middle step's, at most ("flat")
 	goalP99One      = 150 * time.Millisecond
 	goalP99Eight    = 500 * time.Millisecond
 )
@@ -87,19 +90,20 @@ func printImport(out io.Writer, r dialectResult) {
 	first, last := r.steps[0], r.steps[len(r.steps)-1]
 	ratio := last.rate() / first.rate()
 	fmt.Fprintf(out, "  goal: last step's rate >= %.1f× the first's: %.2f× %s", goalRateRatio, ratio, benchenv.Met(ratio >= goalRateRatio))
-	if first.peakRSS > 0 {
-		m := float64(last.peakRSS) / float64(first.peakRSS)
-		fmt.Fprintf(out, "; memory flat (last step's peak RSS <= %.2f× the first's): %.2f× %s", goalMemoryRatio, m, benchenv.Met(m <= goalMemoryRatio))
+	mid := r.steps[(len(r.steps)-1)/2]
+	if mid.peakRSS > 0 {
+		m := float64(last.peakRSS) / float64(mid.peakRSS)
+		fmt.Fprintf(out, ";\n  memory flat (last step's peak RSS <= %.2f× that of step %d, the middle one): %.2f× %s", goalMemoryRatio, mid.step, m, benchenv.Met(m <= goalMemoryRatio))
 	} else {
-		fmt.Fprint(out, "; memory flat: peak RSS unknown (no /proc/self/clear_refs)")
+		fmt.Fprint(out, ";\n  memory flat: peak RSS unknown (no /proc/self/clear_refs)")
 	}
-	fmt.Fprintf(out, "; live heap %.2f× the first step's\n", float64(last.heapLive)/float64(max(first.heapLive, 1)))
+	fmt.Fprintf(out, "; live heap %.2f× step %d's\n", float64(last.heapLive)/float64(max(mid.heapLive, 1)), mid.step)
 }
 
 func growthSource(r dialectResult) string {
 	switch r.dialect {
 	case "sqlite":
-		return "size of the database file and its WAL"
+		return "page_count × page_size"
 	case "postgres":
 		return "pg_database_size"
 	}
