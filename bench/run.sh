@@ -50,8 +50,12 @@ echo "== GDPR erasure assessment and execution: go run ./bench/erasurebench ${ER
 $GO run ./bench/erasurebench ${ERASUREBENCH_FLAGS:-}
 if [ "${SCALEBENCH:-}" = 1 ]; then
 	# The full run (1,000,000 messages in steps of 100,000 on sqlite, postgres and mysql,
-	# searches and assessments after every step) takes about ESTIMATE on the 2-core
-	# development machine, and needs about 10 GB free under -tmpdir (default $TMPDIR).
+	# searches and assessments after every step) takes about 3 to 4 hours on the 2-core
+	# development machine when nothing else runs (extrapolated from runs of 20,000 and
+	# 100,000 messages: imports of about 20 min on SQLite, 30 on PostgreSQL and an hour or
+	# more on MariaDB, searches of 1 to 3 min a step and database), longer on a shared one.
+	# It needs about 10 GB free under -tmpdir (default $TMPDIR: the mbox files, the message
+	# store and the SQLite database), and room on the servers for their databases.
 	echo
 	echo "== scale: a million messages, step by step: go run ./bench/scalebench ${SCALEBENCH_FLAGS:-}"
 	# shellcheck disable=SC2086 # SCALEBENCH_FLAGS is a list of flags
