@@ -23,7 +23,8 @@ import (
 // the import's CPU.
 // What is decoded is what enmime decoded, with these deliberate differences: the declared
 // charset is trusted (no detection), charset labels follow the WHATWG Encoding Standard
-// (so ISO-8859-1 is read as windows-1252, as mail clients do), and corrupt base64 keeps
+// (so ISO-8859-1 is read as windows-1252, as mail clients do), a text part whose transfer
+// encoding is unknown is still read in its declared charset, and corrupt base64 keeps
 // what can be decoded instead of dropping the part's content.
 
 // decodeParts decodes, in place, the Content of every part of the tree that holds content
@@ -190,9 +191,9 @@ func decodePart(p *enmime.Part) {
 		}
 	case "7bit", "8bit", "binary", "":
 	default:
-		// As enmime: unknown encodings leave the content as it is, charset included.
+		// An unknown encoding ("7-bit", "8-bit", "plain") leaves the bytes as they are;
+		// they are still text in the declared charset (enmime would skip the charset too).
 		warn(p, enmime.ErrorContentEncoding, fmt.Sprintf("Unrecognized Content-Transfer-Encoding type %q", cte))
-		return
 	}
 	if strings.HasPrefix(p.ContentType, "text/") {
 		convertCharset(p)

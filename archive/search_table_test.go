@@ -121,6 +121,8 @@ Content-Disposition: attachment; filename="page.html"
 	// Obsolete address syntax: a comment, a route, white space before the colon; the
 	// display name is not an address but is a word.
 	"obsolete": "From  : \"Zebediah Quux\" <@relay.test:zq(comment)@example.org>\nTo: bob@beta.test\nSubject: a\nDate: Sun, 8 Feb 2026 10:00:00 +0000\n\nx\n",
+	// A transfer encoding nobody knows ("8-bit"): the bytes are read in the declared charset.
+	"koi8": "From: k@koi.test\nTo: bob@beta.test\nSubject: koi\nDate: Wed, 11 Feb 2026 10:00:00 +0000\nContent-Type: text/plain; charset=koi8-r\nContent-Transfer-Encoding: 8-bit\n\n\xd0\xd2\xc9\xd7\xc5\xd4 \xcd\xc9\xd2\n",
 	// Quoted-printable HTML only.
 	"qphtml": "From: q@qp.test\nTo: bob@beta.test\nSubject: newsletter\nDate: Mon, 9 Feb 2026 10:00:00 +0000\nContent-Type: text/html; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\n<p>Sch=C3=B6ne Gr=C3=BC=C3=9Fe aus K=C3=B6ln</p>\n",
 }
@@ -216,6 +218,7 @@ var searchTable = []struct {
 	{"koln", []string{"qphtml", "documents"}},
 	{"x", []string{"obsolete"}},
 	{"re*", nil},
+	{"привет мир", []string{"koi8"}},
 	{"müller", []string{"documents"}},
 	{"Dear Mr. Muller", []string{"documents"}},
 	{"zürich", []string{"documents"}},
