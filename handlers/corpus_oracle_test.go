@@ -86,6 +86,16 @@ func readCorpusOracle(t *testing.T) *corpusOracle {
 	return o
 }
 
+// byRel returns the message of a file.
+func (o *corpusOracle) byRel(rel string) *corpusMessage {
+	for _, m := range o.messages {
+		if m.rel == rel {
+			return m
+		}
+	}
+	return nil
+}
+
 // only keeps the messages whose files the importer archived.
 func (o *corpusOracle) only(archived func(*corpusMessage) bool) {
 	o.messages = slices.DeleteFunc(o.messages, func(m *corpusMessage) bool { return !archived(m) })
