@@ -29,14 +29,17 @@ func TestCorpusOracleAgreesWithNetMail(t *testing.T) {
 	t.Logf("%d distinct messages, %d keys, %d domains, %d fields read by net/mail", len(o.messages), len(o.keys), len(o.domains), checked)
 }
 
-// TestCorpusAddressCounts: for every key of the corpus, archive.Scope and archive.Assess
-// (what the assessor runs) count the messages in which it has the sender role, the
-// recipient role, the distinct affected messages and their attachments exactly as the
-// oracle does, and the from= and to= filters find exactly those messages.
+// TestCorpusAddressCounts: each message's address_role rows and attachment count are the
+// oracle's; for every key of the corpus, archive.Scope and archive.Assess (what the
+// assessor runs) count the messages in which it has the sender role, the recipient role,
+// the distinct affected messages and their attachments exactly as the oracle does, and the
+// from= and to= filters find exactly those messages; for corpusHandful, so does an erasure
+// request's assessment over HTTP.
 func TestCorpusAddressCounts(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newCorpusFixture(t, d)
 		f.checkStoredRoles(t)
+		f.checkAttachments(t)
 		for _, key := range f.oracle.keys {
 			f.checkScope(t, key)
 		}
@@ -72,6 +75,17 @@ func (f *corpusFixture) checkAssessmentOverHTTP(t *testing.T, written, key strin
 	req = f.await(req.RequestID, erasure.StatusPendingApproval)
 	assert.Equal(t, []int{s, r, att}, []int{req.EmailsAsSender, req.EmailsAsRecipient, req.AttachmentsCount},
 		"%s: sender, recipient, attachments of %v", written, relNames(affected))
+}
+
+// checkAttachments compares each message's attachment count, which Scope sums, with the
+// oracle's reading of its file.
+func (f *corpusFixture) checkAttachments(t *testing.T) {
+	t.Helper()
+	msgs, _, err := f.arc.Search(t.Context(), archive.Query{Tenant: app.DefaultTenant, Limit: 10_000})
+	require.NoError(t, err)
+	for _, m := range msgs {
+		assert.Equal(t, f.byID[m.ID].attachments, m.Attachments, "%s: attachments", f.byID[m.ID].rel)
+	}
 }
 
 // checkStoredRoles compares the address_role rows of each message with the oracle's
