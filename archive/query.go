@@ -59,21 +59,37 @@ var MaxTotal = 10000
 
 // Search returns one page of matching messages, newest first by message date (the Date
 // header, else the arrival), and the number of matches, counted up to MaxTotal+1.
+//
+// A text search whose words the index finds in at most the index's driveCap messages is
+// driven from the index: its hits are looked up by primary key and sorted, whatever the
+// other conditions (a rare word among a million messages: the hits, not the million). A
+// more common one is left to the database's plan over the date index, which meets enough
+// matches soon (docs/architecture.md, "Query plans").
 func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
 	text, err := queryOf(q.Text)
 	if err != nil {
 		return nil, 0, err
 	}
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
 	where, args := a.conditions(q, text)
-	from, countWhere, countArgs, prefix := a.plan(ctx, q, text, where, args)
+	from, countWhere, countArgs, pageFrom, prefix, err := a.plan(ctx, q, text, where, args)
+	if err != nil {
+		return nil, 0, err
+	}
 	var total int
 	countArgs = append(append([]any{}, countArgs...), MaxTotal+1)
 	err = a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM `+from+` WHERE `+countWhere+` LIMIT ?) matches`), countArgs...).Scan(&total)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count messages: %w", err)
 	}
-	if q.Limit <= 0 {
-		q.Limit = 50
+	if pageFrom != "" { // driven from the index, as the count
+		page := append(append([]any{}, countArgs[:len(countArgs)-1]...), q.Limit, q.Offset)
+		rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT `+messageColumns+` FROM `+pageFrom+` WHERE `+countWhere+
+			` ORDER BY m.msgdate DESC, m.id DESC LIMIT ? OFFSET ?`), page...)
+		msgs, err := a.scanMessages(ctx, rows, err)
+		return msgs, total, err
 	}
 	page := append(append([]any{}, args...), q.Limit, q.Offset)
 	msgs, err := a.selectPrefixed(ctx, prefix, `WHERE `+where+` ORDER BY m.msgdate DESC, m.id DESC LIMIT ? OFFSET ?`, page...)
@@ -81,9 +97,16 @@ func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
 }
 
 // searchPlanner is a searchIndex that helps its dialect's optimizer with the statements of
-// a text search whose only other condition is a participant (MySQL: the join optimizer
-// does not weigh LIMIT, and its estimates make it walk the tenant's messages).
+// a text search: it can count its hits cheaply and drive a statement from them, and give
+// the page a hint (MySQL: the join optimizer does not weigh LIMIT, and its estimates make
+// it walk the tenant's messages).
 type searchPlanner interface {
+	// hits counts the messages the index finds for text, of tenant or of every tenant,
+	// up to max+1; it reads the index only.
+	hits(ctx context.Context, db *database.DB, tenant string, text analyzer.Query, max int) (int, error)
+	// driveCap is the most hits a statement is driven from: past it, sorting the hits
+	// costs more than walking the date index.
+	driveCap() int
 	// driveFrom returns a FROM clause that reads the index before metadata m, and the text
 	// condition to use with it instead of match's; ok is false when the words give it
 	// nothing to read.
@@ -92,22 +115,33 @@ type searchPlanner interface {
 	pagePrefix(ctx context.Context, db *database.DB, text analyzer.Query) string
 }
 
-// plan returns the FROM clause, conditions and arguments of Search's count, and the prefix
-// of its page: metadata m, where, args and none, unless the index is a searchPlanner and q a
-// text search (with at most a participant besides).
-func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where string, args []any) (string, string, []any, string) {
+// plan returns the FROM clause, conditions and arguments of Search's count, and for its
+// page either a FROM clause to use with the same conditions (pageFrom: the search is
+// driven from the index) or a prefix to the plain page (metadata m, where, args).
+func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where string, args []any) (from, countWhere string, countArgs []any, pageFrom, prefix string, err error) {
 	p, ok := a.index.(searchPlanner)
-	if !ok || !q.textOnly() || text.Empty() {
+	if !ok || text.Empty() {
 		// No searchable word (q=".", "-", "\"", …) is no text condition: conditions
 		// leaves it out too.
-		return `metadata m`, where, args, ""
+		return `metadata m`, where, args, "", "", nil
 	}
-	from, cond, condArgs, ok := p.driveFrom(text)
+	driveFrom, cond, condArgs, ok := p.driveFrom(text)
 	if !ok {
-		return `metadata m`, where, args, ""
+		return `metadata m`, where, args, "", p.pagePrefix(ctx, a.db, text), nil
 	}
 	restWhere, restArgs := a.conditions(q, analyzer.Query{})
-	return from, cond + ` AND ` + restWhere, append(condArgs, restArgs...), p.pagePrefix(ctx, a.db, text)
+	driven, drivenArgs := cond+` AND `+restWhere, append(condArgs, restArgs...)
+	n, err := p.hits(ctx, a.db, q.Tenant, text, p.driveCap())
+	if err != nil {
+		return "", "", nil, "", "", fmt.Errorf("count index hits: %w", err)
+	}
+	if n <= p.driveCap() {
+		return driveFrom, driven, drivenArgs, driveFrom, "", nil
+	}
+	if q.textOnly() {
+		return driveFrom, driven, drivenArgs, "", p.pagePrefix(ctx, a.db, text), nil
+	}
+	return `metadata m`, where, args, "", p.pagePrefix(ctx, a.db, text), nil
 }
 
 // textOnly says whether q selects by text and participant only.

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailledger/mailledger/archive/archivetest"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
 )
@@ -298,4 +299,64 @@ func TestSearchRefusesALongQuery(t *testing.T) {
 	}
 	_, _, err := arc.Search(context.Background(), Query{Tenant: "default", Text: strings.Join(words, " ")})
 	require.ErrorIs(t, err, ErrBadQuery)
+}
+
+// cappedPlanner is the archive's own planner with another driveCap, to run one query
+// through both plans.
+type cappedPlanner struct {
+	searchIndex
+	searchPlanner
+	cap int
+}
+
+func (c cappedPlanner) driveCap() int { return c.cap }
+
+// TestSearchPlansAgree: a search driven from the index (few hits) and one left to the
+// date index (many hits) give the same page and count, with every kind of other
+// condition, at every offset.
+func TestSearchPlansAgree(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		arc, _ := newSearchArchive(t, d)
+		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		var raws [][]byte
+		for i := range 240 {
+			words := "harbour"
+			if i%3 == 0 {
+				words += " crane"
+			}
+			from := []string{"ann@a.test", "bob@b.test", "cy@c.test"}[i%3]
+			raws = append(raws, archivetest.Message(from, []string{"dee@d.test"}, nil, words, fmt.Sprintf("note %d", i%7), day.Add(time.Duration(i)*7*time.Hour)))
+		}
+		commitRaw(t, arc, "default", raws...)
+		commitRaw(t, arc, "other", archivetest.Message("ann@a.test", []string{"dee@d.test"}, nil, "harbour crane", "note 1", day))
+		planner := arc.index.(searchPlanner)
+		mid := day.Add(600 * time.Hour)
+		for _, q := range []Query{
+			{Text: "harbour"}, {Text: "crane"}, {Text: "harbour crane"}, {Text: "harbour", Offset: 100},
+			{Text: "crane", From: "ann@a.test"}, {Text: "harbour", To: "@d.test", Offset: 30},
+			{Text: "crane", DateFrom: mid}, {Text: "harbour note", DateTo: mid},
+			{Text: "harbour", Participant: "bob@b.test"}, {Text: "harb*"}, {Text: `"harbour crane"`, Limit: 7, Offset: 3},
+		} {
+			q.Tenant = "default"
+			if q.Limit == 0 {
+				q.Limit = 20
+			}
+			var pages [][]int64
+			var totals []int
+			for _, cap := range []int{0, 1 << 30} {
+				arc.index = cappedPlanner{searchIndex: planner.(searchIndex), searchPlanner: planner, cap: cap}
+				msgs, total, err := arc.Search(context.Background(), q)
+				require.NoError(t, err, "%+v", q)
+				ids := []int64{}
+				for _, m := range msgs {
+					ids = append(ids, m.ID)
+				}
+				pages, totals = append(pages, ids), append(totals, total)
+			}
+			arc.index = planner.(searchIndex)
+			assert.Equal(t, pages[0], pages[1], "page of %+v: date walk, then driven from the index", q)
+			assert.Equal(t, totals[0], totals[1], "count of %+v", q)
+			assert.NotEmpty(t, pages[0], "%+v finds something", q)
+		}
+	})
 }
