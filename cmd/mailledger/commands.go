@@ -10,23 +10,16 @@ import (
 
 // migrate applies the schema to DATABASE_URL and exits.
 func (env *environment) migrate(ctx context.Context) error {
-	cfg, err := env.config()
+	o, err := env.open(ctx, 0)
 	if err != nil {
 		return err
 	}
-	db, err := connect(ctx, cfg)
+	defer o.db.Close()
+	version, err := migrations.Version(ctx, o.db)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if err := migrations.Up(ctx, db); err != nil {
-		return err
-	}
-	version, err := migrations.Version(ctx, db)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(env.stdout, "migrated %s database to version %d\n", db.Dialect, version)
+	fmt.Fprintf(env.stdout, "migrated %s database to version %d\n", o.db.Dialect, version)
 	return nil
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/archive"
-	"github.com/mailledger/mailledger/migrations"
 )
 
 const importUsage = "usage: mailledger import [--tenant T] PATH..."
@@ -29,24 +28,13 @@ func (env *environment) importMail(ctx context.Context, args []string) error {
 	if err != nil || paths == nil {
 		return err
 	}
-	cfg, err := env.config()
+	o, err := env.open(ctx, withArchive)
 	if err != nil {
 		return err
 	}
-	db, err := connect(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := migrations.Up(ctx, db); err != nil {
-		return err
-	}
-	arc, err := openArchive(cfg, db)
-	if err != nil {
-		return err
-	}
+	defer o.db.Close()
 	bar := env.newProgress("importing", "files")
-	im := &archive.Importer{Archive: arc, Progress: func(done, total int) { bar.update(int64(done), int64(total)) }}
+	im := &archive.Importer{Archive: o.arc, Progress: func(done, total int) { bar.update(int64(done), int64(total)) }}
 	report, err := im.Import(ctx, tenant, paths)
 	bar.finish()
 	for _, f := range report.Failures {

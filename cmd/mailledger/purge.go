@@ -8,7 +8,6 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/archive"
-	"github.com/mailledger/mailledger/migrations"
 )
 
 // purge runs one purge pass and exits: the files of the messages past their retention
@@ -18,27 +17,12 @@ import (
 // legal holds". A failure exits 1; the batches committed before it stay purged and
 // recorded.
 func (env *environment) purge(ctx context.Context) error {
-	cfg, err := env.config()
+	o, err := env.open(ctx, withArchive|withLedger)
 	if err != nil {
 		return err
 	}
-	db, err := connect(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := migrations.Up(ctx, db); err != nil {
-		return err
-	}
-	arc, err := openArchive(cfg, db)
-	if err != nil {
-		return err
-	}
-	store, err := newStore(db, nil)
-	if err != nil {
-		return err
-	}
-	purger, err := app.NewPurger(store, arc, nil)
+	defer o.db.Close()
+	purger, err := app.NewPurger(o.store, o.arc, nil)
 	if err != nil {
 		return err
 	}

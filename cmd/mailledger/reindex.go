@@ -7,7 +7,6 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/archive"
-	"github.com/mailledger/mailledger/migrations"
 )
 
 // reindex re-reads every stored message and rebuilds its search terms, address roles and
@@ -17,27 +16,12 @@ import (
 // be read"; a message that cannot be read is named on stderr and left as it was (exit 1
 // at the end).
 func (env *environment) reindex(ctx context.Context) error {
-	cfg, err := env.config()
+	o, err := env.open(ctx, withArchive|withLedger)
 	if err != nil {
 		return err
 	}
-	db, err := connect(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := migrations.Up(ctx, db); err != nil {
-		return err
-	}
-	arc, err := openArchive(cfg, db)
-	if err != nil {
-		return err
-	}
-	store, err := newStore(db, nil)
-	if err != nil {
-		return err
-	}
-	r, err := app.NewReindexer(store, arc, nil)
+	defer o.db.Close()
+	r, err := app.NewReindexer(o.store, o.arc, nil)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/migrations"
 	"github.com/mailledger/mailledger/projections"
 )
 
@@ -83,6 +84,47 @@ func openArchive(cfg app.Config, db *database.DB) (*archive.Archive, error) {
 		return nil, fmt.Errorf("message store: %w", err)
 	}
 	return archive.New(db, blobs, keys, archive.Options{Retention: cfg.Retention(), SpamHeader: cfg.SpamHeader})
+}
+
+// opened is what the operator commands work on: the configuration, the migrated
+// database, and, when asked for, the archive and the ledger.
+type opened struct {
+	cfg   app.Config
+	db    *database.DB
+	arc   *archive.Archive
+	store *eventstore.Store
+}
+
+// What open opens besides the database.
+const (
+	withArchive = 1 << iota
+	withLedger
+)
+
+// open is the start-up path of the operator commands: the configuration, the database
+// (checked once that it answers) migrated to the current schema, and the archive and the
+// ledger when what asks for them. The caller closes o.db.
+func (env *environment) open(ctx context.Context, what int) (*opened, error) {
+	cfg, err := env.config()
+	if err != nil {
+		return nil, err
+	}
+	db, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	o := &opened{cfg: cfg, db: db}
+	if err = migrations.Up(ctx, db); err == nil && what&withArchive != 0 {
+		o.arc, err = openArchive(cfg, db)
+	}
+	if err == nil && what&withLedger != 0 {
+		o.store, err = newStore(db, nil)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return o, nil
 }
 
 // pingTimeout bounds one attempt to reach the database.

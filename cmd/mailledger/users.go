@@ -12,7 +12,6 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/identity"
-	"github.com/mailledger/mailledger/migrations"
 )
 
 // ensureBootstrapUsers creates the administrator of MAILLEDGER_BOOTSTRAP_ADMIN and the
@@ -52,22 +51,15 @@ func (env *environment) userCommand(ctx context.Context, args []string) error {
 	if err != nil || u == nil {
 		return err
 	}
-	cfg, err := env.config()
+	o, err := env.open(ctx, 0)
 	if err != nil {
 		return err
 	}
-	db, err := connect(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := migrations.Up(ctx, db); err != nil {
-		return err
-	}
+	defer o.db.Close()
 	if u.PasswordHash, err = identity.HashPassword(password); err != nil {
 		return usageError(errors.New("--password: cannot be hashed (bcrypt takes at most 72 bytes)"))
 	}
-	uid, err := identity.NewUsers(db).Add(ctx, *u)
+	uid, err := identity.NewUsers(o.db).Add(ctx, *u)
 	if errors.Is(err, identity.ErrUserExists) {
 		return fmt.Errorf("user %q already exists", u.Username)
 	}
