@@ -39,6 +39,20 @@ func (f *FreshDB) Keep() { f.drop = func() {} }
 // OpenFresh creates an empty database of dialect d (a file under dir for SQLite, a new
 // database on the server named by adminURL otherwise), migrates it and returns it.
 func OpenFresh(ctx context.Context, d database.Dialect, adminURL, dir string) (*FreshDB, error) {
+	f, err := OpenEmpty(ctx, d, adminURL, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrations.Up(ctx, f.DB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// OpenEmpty is OpenFresh without the schema: the database has no tables, for a benchmark
+// that creates its own.
+func OpenEmpty(ctx context.Context, d database.Dialect, adminURL, dir string) (*FreshDB, error) {
 	rawURL, drop, err := createDatabase(ctx, d, adminURL, dir)
 	if err != nil {
 		return nil, err
@@ -49,10 +63,6 @@ func OpenFresh(ctx context.Context, d database.Dialect, adminURL, dir string) (*
 		return nil, err
 	}
 	f := &FreshDB{DB: db, URL: rawURL, drop: drop}
-	if err := migrations.Up(ctx, db); err != nil {
-		f.Close()
-		return nil, err
-	}
 	if f.Version, err = serverVersion(ctx, db); err != nil {
 		f.Close()
 		return nil, err
