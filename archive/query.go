@@ -117,31 +117,97 @@ type searchPlanner interface {
 
 // plan returns the FROM clause, conditions and arguments of Search's count, and for its
 // page either a FROM clause to use with the same conditions (pageFrom: the search is
-// driven from the index) or a prefix to the plain page (metadata m, where, args).
+// driven from an index) or a prefix to the plain page (metadata m, where, args).
+//
+// The drivers are the text's index hits and the address_role rows of from=, to= and the
+// participant; each is counted up to the index's driveCap (an index range, no table),
+// and the one with the fewest hits within it drives. Without one, the database walks the
+// date index (a text search with at most a participant besides still counts from the
+// text's hits).
 func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where string, args []any) (from, countWhere string, countArgs []any, pageFrom, prefix string, err error) {
 	p, ok := a.index.(searchPlanner)
-	if !ok || text.Empty() {
-		// No searchable word (q=".", "-", "\"", …) is no text condition: conditions
-		// leaves it out too.
+	if !ok {
 		return `metadata m`, where, args, "", "", nil
 	}
-	driveFrom, cond, condArgs, ok := p.driveFrom(text)
-	if !ok {
-		return `metadata m`, where, args, "", p.pagePrefix(ctx, a.db, text), nil
+	limit := p.driveCap()
+	best, bestN := -1, 0
+	var drivers []plannedDriver
+	consider := func(d plannedDriver, n int) {
+		if n <= limit && (best < 0 || n < bestN) {
+			best, bestN = len(drivers), n
+		}
+		drivers = append(drivers, d)
 	}
-	restWhere, restArgs := a.conditions(q, analyzer.Query{})
-	driven, drivenArgs := cond+` AND `+restWhere, append(condArgs, restArgs...)
-	n, err := p.hits(ctx, a.db, q.Tenant, text, p.driveCap())
-	if err != nil {
-		return "", "", nil, "", "", fmt.Errorf("count index hits: %w", err)
+	var textDriver *plannedDriver
+	if !text.Empty() {
+		if driveFrom, cond, condArgs, ok := p.driveFrom(text); ok {
+			restWhere, restArgs := a.conditions(q, analyzer.Query{})
+			d := plannedDriver{driveFrom, cond + ` AND ` + restWhere, append(condArgs, restArgs...)}
+			n, err := p.hits(ctx, a.db, q.Tenant, text, limit)
+			if err != nil {
+				return "", "", nil, "", "", fmt.Errorf("count index hits: %w", err)
+			}
+			textDriver = &d
+			consider(d, n)
+		}
+		prefix = p.pagePrefix(ctx, a.db, text)
 	}
-	if n <= p.driveCap() {
-		return driveFrom, driven, drivenArgs, driveFrom, "", nil
+	for _, r := range roleSources(q) {
+		n, err := countHits(ctx, a.db, r.sql, r.args, limit)
+		if err != nil {
+			return "", "", nil, "", "", fmt.Errorf("count address hits: %w", err)
+		}
+		consider(plannedDriver{a.drivenFrom(r.sql), where, append(append([]any{}, r.args...), args...)}, n)
 	}
-	if q.textOnly() {
-		return driveFrom, driven, drivenArgs, "", p.pagePrefix(ctx, a.db, text), nil
+	switch {
+	case best >= 0:
+		d := drivers[best]
+		return d.from, d.where, d.args, d.from, "", nil
+	case textDriver != nil && q.textOnly():
+		return textDriver.from, textDriver.where, textDriver.args, "", prefix, nil
 	}
-	return `metadata m`, where, args, "", p.pagePrefix(ctx, a.db, text), nil
+	return `metadata m`, where, args, "", prefix, nil
+}
+
+// plannedDriver is a FROM clause that reads an index before metadata m, with the WHERE
+// conditions and arguments that go with it.
+type plannedDriver struct {
+	from, where string
+	args        []any
+}
+
+// hitSource is a query of the ids an address condition selects, from address_role alone.
+type hitSource struct {
+	sql  string
+	args []any
+}
+
+// roleSources are the address conditions of q as hit sources: from=, to= and the
+// participant.
+func roleSources(q Query) []hitSource {
+	var out []hitSource
+	if q.From != "" {
+		out = append(out, roleHits(analyzer.Sender, q.From))
+	}
+	if q.To != "" {
+		out = append(out, roleHits(analyzer.Recipient, q.To))
+	}
+	if q.Participant != "" {
+		out = append(out, hitSource{`SELECT DISTINCT id FROM address_role WHERE addr = ?`, []any{addressKey(q.Participant)}})
+	}
+	return out
+}
+
+// drivenFrom joins metadata m to the ids of hits (a query of distinct ids), read first and
+// looked up by primary key, in the form each dialect keeps to that order.
+func (a *Archive) drivenFrom(hits string) string {
+	switch a.db.Dialect {
+	case database.Postgres:
+		return `(` + hits + ` OFFSET 0) h CROSS JOIN LATERAL (SELECT * FROM metadata WHERE id = h.id) m`
+	case database.MySQL:
+		return `(` + hits + `) h STRAIGHT_JOIN metadata m ON m.id = h.id`
+	}
+	return `(` + hits + `) h CROSS JOIN metadata m ON m.id = h.id`
 }
 
 // textOnly says whether q selects by text and participant only.
@@ -160,10 +226,12 @@ func (a *Archive) conditions(q Query, text analyzer.Query) (string, []any) {
 		add(c, a...)
 	}
 	if q.From != "" {
-		add(roleCondition(analyzer.Sender, q.From))
+		r := roleHits(analyzer.Sender, q.From)
+		add(`m.id IN (`+r.sql+`)`, r.args...)
 	}
 	if q.To != "" {
-		add(roleCondition(analyzer.Recipient, q.To))
+		r := roleHits(analyzer.Recipient, q.To)
+		add(`m.id IN (`+r.sql+`)`, r.args...)
 	}
 	if !q.DateFrom.IsZero() {
 		add(`m.msgdate >= ?`, database.TimeArg(a.db.Dialect, q.DateFrom))
@@ -182,13 +250,13 @@ func (a *Archive) conditions(q Query, text analyzer.Query) (string, []any) {
 // address would delete (docs/address-rule.md).
 const participantCondition = `m.id IN (SELECT id FROM address_role WHERE addr = ?)`
 
-// roleCondition is the condition of a from= or to= filter: the messages where value, an
-// address or @domain, has role by the address rule.
-func roleCondition(role analyzer.Role, value string) (string, any, any) {
+// roleHits selects the messages of a from= or to= filter: those where value, an address
+// or @domain, has role by the address rule.
+func roleHits(role analyzer.Role, value string) hitSource {
 	if dom, ok := strings.CutPrefix(strings.TrimSpace(value), "@"); ok {
-		return `m.id IN (SELECT id FROM address_role WHERE domain = ? AND role = ?)`, domainKey(dom), int(role)
+		return hitSource{`SELECT DISTINCT id FROM address_role WHERE domain = ? AND role = ?`, []any{domainKey(dom), int(role)}}
 	}
-	return `m.id IN (SELECT id FROM address_role WHERE addr = ? AND role = ?)`, addressKey(value), int(role)
+	return hitSource{`SELECT id FROM address_role WHERE addr = ? AND role = ?`, []any{addressKey(value), int(role)}}
 }
 
 // addressKey is the match key of an address (analyzer.Normalize); one the rule refuses is

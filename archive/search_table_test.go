@@ -311,9 +311,9 @@ type cappedPlanner struct {
 
 func (c cappedPlanner) driveCap() int { return c.cap }
 
-// TestSearchPlansAgree: a search driven from the index (few hits) and one left to the
-// date index (many hits) give the same page and count, with every kind of other
-// condition, at every offset.
+// TestSearchPlansAgree: a search driven from an index (the text's hits or an address's
+// roles, when they are few) and one left to the date index (many) give the same page and
+// count, with every kind of other condition, at every offset.
 func TestSearchPlansAgree(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		arc, _ := newSearchArchive(t, d)
@@ -336,6 +336,8 @@ func TestSearchPlansAgree(t *testing.T) {
 			{Text: "crane", From: "ann@a.test"}, {Text: "harbour", To: "@d.test", Offset: 30},
 			{Text: "crane", DateFrom: mid}, {Text: "harbour note", DateTo: mid},
 			{Text: "harbour", Participant: "bob@b.test"}, {Text: "harb*"}, {Text: `"harbour crane"`, Limit: 7, Offset: 3},
+			{From: "ann@a.test"}, {To: "@d.test", Offset: 50}, {Participant: "bob@b.test", DateTo: mid},
+			{From: "@a.test", To: "dee@d.test", Limit: 5, Offset: 5}, {Text: "crane", From: "@a.test", Participant: "dee@d.test"},
 		} {
 			q.Tenant = "default"
 			if q.Limit == 0 {
