@@ -160,11 +160,15 @@ func (m *Messages) Text(ctx context.Context, r Reader, id int64) (*TextView, err
 		return nil, err
 	}
 	text, err := m.arc.Text(ctx, r.Tenant, id, r.Participant)
+	var view *TextView
+	if err == nil {
+		view = truncateText(text, m.cfg.MaxTextBytes) // a copy of at most MaxTextBytes
+	}
+	text = "" // the whole text is no longer held once the budget is given back
 	m.cfg.Budget.Release(weight)
 	if err != nil {
 		return nil, err
 	}
-	view := truncateText(text, m.cfg.MaxTextBytes)
 	return view, m.recordView(ctx, r, id, "text")
 }
 

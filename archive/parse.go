@@ -9,6 +9,7 @@ import (
 	"net/textproto"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jhillyerd/enmime/v2"
 
@@ -175,7 +176,10 @@ func (p *Parser) fromParts(raw []byte, root *enmime.Part) (*Parsed, error) {
 	out := &Parsed{Size: len(raw)}
 	out.readHeaders(h)
 	out.charsets = h.charsets
-	out.Text = string(charset.Text([]byte(env.text)))
+	out.Text = env.text
+	if !utf8.ValidString(out.Text) { // else no copy: a 24 MB body would be two more
+		out.Text = string(charset.Text([]byte(env.text)))
+	}
 	out.Attachments = attachmentsOf(env)
 	out.Spam = p.isSpam(h)
 	for _, e := range env.errors {
