@@ -10,7 +10,11 @@ CREATE TABLE message_search (
     id       BIGINT   PRIMARY KEY,
     document TSVECTOR NOT NULL
 );
-CREATE INDEX message_search_document ON message_search USING GIN (document);
+-- GIN's pending list takes new entries unsorted and merges them into the index when it
+-- passes gin_pending_list_limit; at the default 4 MB an archive of 100,000 messages merged
+-- every few batches and imported at 70 messages/s, at 64 MB about 200 (2026-11-26,
+-- docs/performance.md "At a million messages").
+CREATE INDEX message_search_document ON message_search USING GIN (document) WITH (gin_pending_list_limit = 65536);
 
 -- The progress of `mailledger reindex`: one row while a run is under way, so that a run
 -- killed part-way resumes after last_id.
