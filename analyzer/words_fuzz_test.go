@@ -11,9 +11,9 @@ func FuzzAnalyzer(f *testing.F) {
 		"Hello, World!", "résumé", "東京タワーに行った", "<p>a&amp;b</p><script>x</script>", `"a phrase" pre*`,
 		"\u0301\u0301", "\xff\xfe", "İ", "ﬁ", "ｶﾞ", "a\u00adb", "<noscript><noscript>", "\u1112\u1161\u11AB", "<title>\x00</title>",
 	} {
-		f.Add(s, "utf-8")
+		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s, charset string) {
+	f.Fuzz(func(t *testing.T, s string) {
 		Words(s, func(w string) {
 			if w == "" || !utf8.ValidString(w) || len(w) > MaxWordBytes {
 				t.Fatalf("Words(%q): bad word %q", s, w)
@@ -28,9 +28,6 @@ func FuzzAnalyzer(f *testing.F) {
 		}
 		if text := HTMLText(s); len(text) > len(s)+1 {
 			t.Fatalf("HTMLText(%q) = %q: longer than its input", s, text)
-		}
-		if d := Decode8bit([]byte(s), charset); !utf8.ValidString(d) {
-			t.Fatalf("Decode8bit(%q, %q) = %q: invalid UTF-8", s, charset, d)
 		}
 	})
 }

@@ -119,6 +119,10 @@ func (e errUnknown) Error() string { return "unknown charset " + e.label }
 // unchanged, and a nil error, for UTF-8 itself; ok is false for a label nobody knows.
 // US-ASCII declares nothing about 8-bit bytes (many mailers declare it for any text): a
 // body so labelled is read as undeclared (Text: UTF-8 when valid, else Fallback).
+//
+// Declared UTF-8 keeps its valid sequences and reads each stray byte as Fallback, rather
+// than losing the whole text's accents to one bad byte; a label that decodes nothing (the
+// WHATWG "replacement" labels) is read as undeclared.
 func Body(b []byte, label string) (out []byte, ok bool, err error) {
 	if isASCIILabel(label) {
 		return Text(b), true, nil
@@ -128,13 +132,39 @@ func Body(b []byte, label string) (out []byte, ok bool, err error) {
 	case enc == nil:
 		return b, false, nil
 	case IsUTF8(enc):
-		return b, true, nil
+		return mixedUTF8(b), true, nil
+	case isReplacement(enc):
+		return Text(b), true, nil
 	}
 	out, err = enc.NewDecoder().Bytes(b)
 	if err != nil {
 		return b, true, err
 	}
 	return out, true, nil
+}
+
+// isReplacement reports whether enc is WHATWG's replacement encoding, which decodes any
+// text into one U+FFFD.
+func isReplacement(enc encoding.Encoding) bool {
+	name, err := htmlindex.Name(enc)
+	return err == nil && name == "replacement"
+}
+
+// mixedUTF8 reads b as UTF-8, each byte that starts no valid sequence as windows-1252.
+func mixedUTF8(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(b)/2)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n <= 1 {
+			r = charmap.Windows1252.DecodeByte(b[0])
+		}
+		out = utf8.AppendRune(out, r)
+		b = b[n:]
+	}
+	return out
 }
 
 // isASCIILabel reports whether label is one of US-ASCII's names (IANA's aliases).

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailledger/mailledger/archive/charset"
 )
@@ -48,4 +49,29 @@ func TestLookup(t *testing.T) {
 	}
 	assert.Nil(t, charset.Lookup("x-no-such-charset"))
 	assert.Nil(t, charset.Lookup(""))
+}
+
+// TestBody: a declared charset is read as declared; UTF-8 keeps its valid sequences and
+// reads a stray byte as windows-1252; US-ASCII and the replacement labels are read as
+// undeclared (UTF-8 when valid, else windows-1252); an unknown label is reported.
+func TestBody(t *testing.T) {
+	cases := []struct {
+		label, in, want string
+		known           bool
+	}{
+		{"utf-8", "résumé", "résumé", true},
+		{"UTF-8", "r\xc3\xa9sum\xe9", "résumé", true}, // one valid sequence, one stray latin-1 byte
+		{"iso-8859-1", "caf\xe9", "café", true},
+		{"koi8-r", "\xd0\xd2\xc9\xd7\xc5\xd4", "привет", true},
+		{"us-ascii", "r\xc3\xa9sum\xc3\xa9", "résumé", true}, // 8-bit UTF-8 under a US-ASCII label
+		{"us-ascii", "caf\xe9", "café", true},
+		{"iso-2022-kr", "caf\xe9", "café", true}, // WHATWG's replacement label
+		{"x-unknown", "caf\xe9", "caf\xe9", false},
+	}
+	for _, c := range cases {
+		out, known, err := charset.Body([]byte(c.in), c.label)
+		require.NoError(t, err, c.label)
+		assert.Equal(t, c.known, known, c.label)
+		assert.Equal(t, c.want, string(out), "%s %q", c.label, c.in)
+	}
 }
