@@ -317,6 +317,14 @@ const (
 )
 
 func (c *childRows) add(id int64, m *Parsed) {
+	c.addAddresses(id, m)
+	for _, at := range m.Attachments {
+		c.att = append(c.att, id, at.Seq, clip(cleanText(at.Name), 512), clip(at.Type, 255), at.Size, hex.EncodeToString(at.Digest[:]))
+	}
+}
+
+// addAddresses adds m's rcpt and address_role rows.
+func (c *childRows) addAddresses(id int64, m *Parsed) {
 	for _, group := range []struct {
 		kind  string
 		addrs []string
@@ -327,9 +335,6 @@ func (c *childRows) add(id int64, m *Parsed) {
 	}
 	for _, r := range m.Roles {
 		c.roles = append(c.roles, id, int(r.Role), r.Key, analyzer.DomainOf(r.Key))
-	}
-	for _, at := range m.Attachments {
-		c.att = append(c.att, id, at.Seq, clip(cleanText(at.Name), 512), clip(at.Type, 255), at.Size, hex.EncodeToString(at.Digest[:]))
 	}
 }
 

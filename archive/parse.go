@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"net/mail"
 	"net/textproto"
 	"strings"
 	"time"
@@ -238,25 +237,20 @@ func (m *Parsed) readHeaders(h messageHeader) {
 	}
 }
 
-// addresses reads an address header leniently: the parsed list when it parses, else every
-// token that looks like an address. Each address once, in order of first appearance.
+// addresses reads an address header by the address rule (analyzer.ParseList: obsolete
+// syntax, every mailbox that can be recovered from a broken list): each mailbox's key, in
+// order of first appearance. A header that holds none is noted as unreadable.
 func (m *Parsed) addresses(h messageHeader, header string) []string {
 	rawValue := h.raw(header)
 	if strings.TrimSpace(rawValue) == "" {
 		return nil
 	}
 	list := addressList{}
-	if parsed, err := enmime.ParseAddressList(rawValue); err == nil {
-		for _, a := range parsed {
-			list.add(a.Address)
-		}
-		return list.out
+	for _, mb := range analyzer.ParseList(rawValue) {
+		list.add(mb.Key)
 	}
-	m.warn("unreadable " + header + " header")
-	for _, tok := range strings.FieldsFunc(rawValue, func(r rune) bool { return strings.ContainsRune(" ,;<>\"'()\t", r) }) {
-		if a, err := mail.ParseAddress(tok); err == nil {
-			list.add(a.Address)
-		}
+	if len(list.out) == 0 {
+		m.warn("unreadable " + header + " header")
 	}
 	return list.out
 }

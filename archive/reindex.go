@@ -10,13 +10,12 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/database"
 )
 
 // Reindex re-reads every stored message and rebuilds what the archive derives from it
 // when the rules change (an upgrade, docs/operations.md): its search terms, its address
-// roles, and its date and parse note. The sealed files are decrypted in memory and never
+// roles, its sender and recipients as shown, and its date and parse note. The sealed files are decrypted in memory and never
 // rewritten; the metadata rows keep their ids, and nothing else changes. A run works
 // through the messages by id, a batch a transaction, and keeps its progress in
 // reindex_state: a run that is killed resumes after the last batch it committed. Messages
@@ -228,7 +227,7 @@ func (a *Archive) reindexWrite(ctx context.Context, st *reindexState, batch []*r
 		}
 		var ids []int64
 		var entries []indexEntry
-		var roles []any
+		var rows childRows
 		for _, it := range batch {
 			switch {
 			case !live[it.id]:
@@ -240,10 +239,8 @@ func (a *Archive) reindexWrite(ctx context.Context, st *reindexState, batch []*r
 			next.Messages++
 			ids = append(ids, it.id)
 			entries = append(entries, indexEntry{id: it.id, tenant: it.tenant, terms: it.msg.Terms})
-			for _, r := range it.msg.Roles {
-				roles = append(roles, it.id, int(r.Role), r.Key, analyzer.DomainOf(r.Key))
-			}
-			if err := a.rewriteDates(ctx, tx, it); err != nil {
+			rows.addAddresses(it.id, it.msg)
+			if err := a.rewriteMetadata(ctx, tx, it); err != nil {
 				return err
 			}
 		}
@@ -256,8 +253,14 @@ func (a *Archive) reindexWrite(ctx context.Context, st *reindexState, batch []*r
 		if err := removeIDs(ctx, tx, `DELETE FROM address_role WHERE id IN `, ids); err != nil {
 			return fmt.Errorf("remove address roles: %w", err)
 		}
-		if err := insertChunked(ctx, tx, `INSERT INTO address_role (id, role, addr, domain) VALUES `, roles, roleCols); err != nil {
+		if err := removeIDs(ctx, tx, `DELETE FROM rcpt WHERE id IN `, ids); err != nil {
+			return fmt.Errorf("remove recipients: %w", err)
+		}
+		if err := insertChunked(ctx, tx, `INSERT INTO address_role (id, role, addr, domain) VALUES `, rows.roles, roleCols); err != nil {
 			return fmt.Errorf("insert address roles: %w", err)
+		}
+		if err := insertChunked(ctx, tx, `INSERT INTO rcpt (id, "to", todomain, kind) VALUES `, rows.rcpt, rcptCols); err != nil {
+			return fmt.Errorf("insert recipients: %w", err)
 		}
 		_, err = tx.Exec(ctx, `UPDATE reindex_state SET last_id = ?, messages = ?, failed = ? WHERE name = ?`,
 			next.lastID, next.Messages, next.Failed, reindexName)
@@ -292,8 +295,9 @@ func (a *Archive) lockVisible(ctx context.Context, tx *database.Tx, batch []*rei
 	return live, rows.Err()
 }
 
-// rewriteDates stores the message's date and parse note as the current rules read them.
-func (a *Archive) rewriteDates(ctx context.Context, tx *database.Tx, it *reindexItem) error {
+// rewriteMetadata stores the message's sender, date and parse note as the current rules
+// read them.
+func (a *Archive) rewriteMetadata(ctx context.Context, tx *database.Tx, it *reindexItem) error {
 	m := it.msg
 	var sent any
 	var note any
@@ -303,7 +307,8 @@ func (a *Archive) rewriteDates(ctx context.Context, tx *database.Tx, it *reindex
 	if !m.Sent.IsZero() {
 		sent = database.TimeArg(tx.Dialect, m.Sent)
 	}
-	_, err := tx.Exec(ctx, `UPDATE metadata SET sent = ?, msgdate = COALESCE(?, arrived), parse_note = ? WHERE id = ?`, sent, sent, note, it.id)
+	_, err := tx.Exec(ctx, `UPDATE metadata SET "from" = ?, fromdomain = ?, sent = ?, msgdate = COALESCE(?, arrived), parse_note = ? WHERE id = ?`,
+		clip(m.From, 255), clip(m.FromDomain, 255), sent, sent, note, it.id)
 	if err != nil {
 		return fmt.Errorf("update message %d: %w", it.id, err)
 	}

@@ -65,7 +65,7 @@ MAILLEDGER_PURGE_INTERVAL.
 
 Re-reads every stored message (decrypted in memory; the sealed files are never
 rewritten) and rebuilds what the archive derives from it: its search terms, its address
-roles and its date. Needed after an upgrade whose notes say so (docs/operations.md). It
+roles, its sender and recipients as shown, and its date. Needed after an upgrade whose notes say so (docs/operations.md). It
 may run while serve runs: search, erasure and import go on, and the messages reindexed so
 far are found by the new rules. Shows a progress bar; killed, it resumes where it stopped
 when run again. A completed run is recorded in the ledger (archive.reindexed, counts

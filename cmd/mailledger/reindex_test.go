@@ -95,8 +95,10 @@ func TestReindexUpgradesThePreviousRelease(t *testing.T) {
 		a, b := openState(t, upgraded["DATABASE_URL"]), openState(t, fresh["DATABASE_URL"])
 		assert.Equal(t, b.rows(t, `SELECT m.digest, r.role, r.addr FROM address_role r JOIN metadata m ON m.id = r.id`),
 			a.rows(t, `SELECT m.digest, r.role, r.addr FROM address_role r JOIN metadata m ON m.id = r.id`), "roles")
-		assert.Equal(t, b.rows(t, `SELECT digest, sent, parse_note FROM metadata`),
-			a.rows(t, `SELECT digest, sent, parse_note FROM metadata`), "dates and notes")
+		assert.Equal(t, b.rows(t, `SELECT digest, sent, parse_note, "from", fromdomain FROM metadata`),
+			a.rows(t, `SELECT digest, sent, parse_note, "from", fromdomain FROM metadata`), "dates, notes and senders")
+		assert.Equal(t, b.rows(t, `SELECT m.digest, r."to", r.todomain, r.kind FROM rcpt r JOIN metadata m ON m.id = r.id`),
+			a.rows(t, `SELECT m.digest, r."to", r.todomain, r.kind FROM rcpt r JOIN metadata m ON m.id = r.id`), "recipients as shown")
 		assert.Equal(t, []string{"0"}, a.rows(t, `SELECT COUNT(*) FROM metadata WHERE msgdate <> COALESCE(sent, arrived)`),
 			"the message's date is its Date header, else its arrival")
 		queries := b.corpusQueries(t)
