@@ -20,8 +20,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// binary is the mailledger binary that TestMain builds once for every test.
-var binary string
+// binary is the mailledger binary that TestMain builds once for every test, in binaryDir,
+// which TestMain removes at the end (other binaries built for tests go there too).
+var binary, binaryDir string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "mailledger-bin-")
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "mailledger")
+	binary, binaryDir = filepath.Join(dir, "mailledger"), dir
 	build := exec.Command("go", "build", "-o", binary, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)

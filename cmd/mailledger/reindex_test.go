@@ -47,7 +47,7 @@ func previousBinary(t *testing.T) string {
 			previous.err = fmt.Errorf("commit %s not in this checkout: %v %s", previousRelease, err, out)
 			return
 		}
-		dir, err := os.MkdirTemp("", "mailledger-previous-")
+		dir, err := os.MkdirTemp(binaryDir, "previous-") // removed with binaryDir by TestMain
 		if err != nil {
 			previous.err = err
 			return
