@@ -51,8 +51,13 @@ func (innodbFulltext) insert(ctx context.Context, tx *database.Tx, batch []messa
 		func(m message) []any { return []any{m.id, benchTenant, ftsDocument(m.terms)} })
 }
 
-func (innodbFulltext) upkeep() []string { return []string{`ANALYZE TABLE message_search`} }
-func (innodbFulltext) forms() []string  { return []string{""} }
+// upkeep: OPTIMIZE TABLE rebuilds the table and its FULLTEXT index, so that no document is
+// left in InnoDB's FULLTEXT cache: without it a prefix query right after the fill missed
+// some of the last batch's documents now and then (MariaDB 10.11, seen in CI).
+func (innodbFulltext) upkeep() []string {
+	return []string{`OPTIMIZE TABLE message_search`, `ANALYZE TABLE message_search`}
+}
+func (innodbFulltext) forms() []string { return []string{""} }
 
 func (innodbFulltext) sizes(ctx context.Context, db *database.DB) ([]sizeFigure, error) {
 	return mysqlSize("message_search")(ctx, db)
