@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -47,7 +48,7 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 			p := batch[i]
 			files.add(MessageKey(p.In.Tenant, ids[k]), p.Sealed) // written while the rows go in
 			rows.add(ids[k], p.Msg)
-			entries[k] = indexEntry{id: ids[k], tenant: p.In.Tenant, terms: p.Msg.Terms}
+			entries[k] = indexEntry{id: ids[k], key: DateKey(msgDate(p), ids[k]), tenant: p.In.Tenant, terms: p.Msg.Terms}
 			results[i] = Result{ID: ids[k]}
 		}
 		for i, first := range copyOf {
@@ -204,18 +205,24 @@ func (a *Archive) insertMetadata(ctx context.Context, tx *database.Tx, batch []*
 	return ids, nil
 }
 
+// insertOneMetadata inserts p's row, then sets its date key, which needs the id the
+// database gave.
 func (a *Archive) insertOneMetadata(ctx context.Context, tx *database.Tx, p *Prepared) (int64, error) {
 	args := a.metadataArgs(tx.Dialect, p)
+	var id int64
 	if tx.Dialect == database.MySQL {
 		res, err := tx.Exec(ctx, metadataInsert, args...)
 		if err != nil {
 			return 0, fmt.Errorf("insert metadata: %w", err)
 		}
-		return res.LastInsertId()
-	}
-	var id int64
-	if err := tx.QueryRow(ctx, metadataInsert+` RETURNING id`, args...).Scan(&id); err != nil {
+		if id, err = res.LastInsertId(); err != nil {
+			return 0, err
+		}
+	} else if err := tx.QueryRow(ctx, metadataInsert+` RETURNING id`, args...).Scan(&id); err != nil {
 		return 0, fmt.Errorf("insert metadata: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE metadata SET datekey = ? WHERE id = ?`, DateKey(msgDate(p), id), id); err != nil {
+		return 0, fmt.Errorf("set date key: %w", err)
 	}
 	return id, nil
 }
@@ -228,14 +235,15 @@ func (a *Archive) insertMetadataPG(ctx context.Context, tx *database.Tx, batch [
 	if err != nil {
 		return nil, err
 	}
-	row := `(?, ` + database.InList(9) + `, 0, ` + database.InList(9) + `)`
+	row := `(?, ?, ` + database.InList(9) + `, 0, ` + database.InList(9) + `)`
 	for start := 0; start < len(fresh); start += metadataChunk {
 		end := min(start+metadataChunk, len(fresh))
 		var args []any
 		for k := start; k < end; k++ {
-			args = append(append(args, ids[k]), a.metadataArgs(tx.Dialect, batch[fresh[k]])...)
+			p := batch[fresh[k]]
+			args = append(append(args, ids[k], DateKey(msgDate(p), ids[k])), a.metadataArgs(tx.Dialect, p)...)
 		}
-		q := `INSERT INTO metadata (id, ` + metadataColumns + `) VALUES ` + database.Rows(end-start, row)
+		q := `INSERT INTO metadata (id, datekey, ` + metadataColumns + `) VALUES ` + database.Rows(end-start, row)
 		if _, err := tx.Exec(ctx, q, args...); err != nil {
 			return nil, fmt.Errorf("insert metadata: %w", err)
 		}
@@ -269,15 +277,22 @@ func nextMetadataIDs(ctx context.Context, tx *database.Tx, n int) ([]int64, erro
 	return ids, nil
 }
 
+// msgDate is the date of p's message: its Date header, else its arrival (metadata.msgdate).
+func msgDate(p *Prepared) time.Time {
+	if !p.Msg.Sent.IsZero() {
+		return p.Msg.Sent
+	}
+	return p.In.Arrived
+}
+
 // metadataArgs are the values of metadataColumns (deleted excepted: always 0) for p.
 func (a *Archive) metadataArgs(d database.Dialect, p *Prepared) []any {
 	m := p.Msg
 	var sent any
-	msgdate := database.TimeArg(d, p.In.Arrived) // the message's date: Date header, else arrival
 	if !m.Sent.IsZero() {
 		sent = database.TimeArg(d, m.Sent)
-		msgdate = sent
 	}
+	msgdate := database.TimeArg(d, msgDate(p))
 	spam := 0
 	if m.Spam {
 		spam = 1

@@ -74,27 +74,30 @@ func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
 		q.Limit = 50
 	}
 	where, args := a.conditions(q, text)
-	from, countWhere, countArgs, pageFrom, prefix, err := a.plan(ctx, q, text, where, args)
+	p, err := a.plan(ctx, q, text, where, args)
 	if err != nil {
 		return nil, 0, err
 	}
 	var total int
-	countArgs = append(append([]any{}, countArgs...), MaxTotal+1)
-	err = a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM `+from+` WHERE `+countWhere+` LIMIT ?) matches`), countArgs...).Scan(&total)
+	countArgs := append(append([]any{}, p.args...), MaxTotal+1)
+	err = a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM `+p.from+` WHERE `+p.where+` LIMIT ?) matches`), countArgs...).Scan(&total)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count messages: %w", err)
 	}
-	if pageFrom != "" { // driven from the index, as the count
-		page := append(append([]any{}, countArgs[:len(countArgs)-1]...), q.Limit, q.Offset)
-		rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT `+messageColumns+` FROM `+pageFrom+` WHERE `+countWhere+
-			` ORDER BY m.msgdate DESC, m.id DESC LIMIT ? OFFSET ?`), page...)
+	if p.drives { // driven from an index, as the count
+		page := append(append([]any{}, p.args...), q.Limit, q.Offset)
+		rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT `+messageColumns+` FROM `+p.from+` WHERE `+p.where+
+			` ORDER BY `+p.order+` LIMIT ? OFFSET ?`), page...)
 		msgs, err := a.scanMessages(ctx, rows, err)
 		return msgs, total, err
 	}
 	page := append(append([]any{}, args...), q.Limit, q.Offset)
-	msgs, err := a.selectPrefixed(ctx, prefix, `WHERE `+where+` ORDER BY m.msgdate DESC, m.id DESC LIMIT ? OFFSET ?`, page...)
+	msgs, err := a.selectPrefixed(ctx, p.prefix, `WHERE `+where+` ORDER BY `+pageOrder+` LIMIT ? OFFSET ?`, page...)
 	return msgs, total, err
 }
+
+// pageOrder is the order of every page: newest first by date, then by id (DateKey).
+const pageOrder = `m.datekey DESC`
 
 // searchPlanner is a searchIndex that helps its dialect's optimizer with the statements of
 // a text search: it can count its hits cheaply and drive a statement from them, and give
@@ -115,19 +118,44 @@ type searchPlanner interface {
 	pagePrefix(ctx context.Context, db *database.DB, text analyzer.Query) string
 }
 
-// plan returns the FROM clause, conditions and arguments of Search's count, and for its
-// page either a FROM clause to use with the same conditions (pageFrom: the search is
-// driven from an index) or a prefix to the plain page (metadata m, where, args).
-//
-// The drivers are the text's index hits and the address_role rows of from=, to= and the
-// participant; each is counted up to the index's driveCap (an index range, no table),
-// and the one with the fewest hits within it drives. Without one, the database walks the
-// date index (a text search with at most a participant besides still counts from the
-// text's hits).
-func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where string, args []any) (from, countWhere string, countArgs []any, pageFrom, prefix string, err error) {
+// searchPlan is how Search reads: the FROM clause, conditions and arguments of its count,
+// and for its page the same with order (drives: the search is driven from an index) or
+// the plain page over metadata m with prefix (an optimizer hint) before it.
+type searchPlan struct {
+	plannedDriver
+	drives bool
+	prefix string
+}
+
+// plannedDriver is a FROM clause that reads an index before metadata m, with the WHERE
+// conditions and arguments that go with it, and the page order in its terms.
+type plannedDriver struct {
+	from, where string
+	args        []any
+	order       string
+}
+
+// orderedIndex is a searchIndex whose hits come in page order: SQLite's FTS5 index, keyed
+// by the date key. A text search then walks its hits newest first and stops after the
+// page, however many there are, and a date window is a range of the index.
+type orderedIndex interface {
+	// orderedFrom returns a FROM clause that reads the index's hits newest first before
+	// metadata m, its condition (within the date keys of from and to, zero for none), and
+	// the page order.
+	orderedFrom(text analyzer.Query, from, to time.Time) (fromClause, cond string, args []any, order string)
+}
+
+// plan chooses how Search reads. The drivers are the text's index hits and the
+// address_role rows of from=, to= and the participant; each is counted up to the index's
+// driveCap (an index range, no table), and the one with the fewest hits within it drives.
+// Without one, an ordered index (orderedIndex) walks a text search's hits in page order;
+// otherwise the database walks the date index (a text search with at most a participant
+// besides still counts from the text's hits).
+func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where string, args []any) (searchPlan, error) {
+	plain := searchPlan{plannedDriver: plannedDriver{`metadata m`, where, args, pageOrder}}
 	p, ok := a.index.(searchPlanner)
 	if !ok {
-		return `metadata m`, where, args, "", "", nil
+		return plain, nil
 	}
 	limit := p.driveCap()
 	best, bestN := -1, 0
@@ -140,40 +168,42 @@ func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where 
 	}
 	var textDriver *plannedDriver
 	if !text.Empty() {
-		if driveFrom, cond, condArgs, ok := p.driveFrom(text); ok {
-			restWhere, restArgs := a.conditions(q, analyzer.Query{})
-			d := plannedDriver{driveFrom, cond + ` AND ` + restWhere, append(condArgs, restArgs...)}
+		restWhere, restArgs := a.conditions(q, analyzer.Query{})
+		var d plannedDriver
+		var ok bool
+		if o, isOrdered := a.index.(orderedIndex); isOrdered {
+			from, cond, condArgs, order := o.orderedFrom(text, q.DateFrom, q.DateTo)
+			d, ok = plannedDriver{from, cond + ` AND ` + restWhere, append(condArgs, restArgs...), order}, true
+		} else if from, cond, condArgs, found := p.driveFrom(text); found {
+			d, ok = plannedDriver{from, cond + ` AND ` + restWhere, append(condArgs, restArgs...), pageOrder}, true
+		}
+		if ok {
 			n, err := p.hits(ctx, a.db, q.Tenant, text, limit)
 			if err != nil {
-				return "", "", nil, "", "", fmt.Errorf("count index hits: %w", err)
+				return plain, fmt.Errorf("count index hits: %w", err)
 			}
 			textDriver = &d
 			consider(d, n)
 		}
-		prefix = p.pagePrefix(ctx, a.db, text)
+		plain.prefix = p.pagePrefix(ctx, a.db, text)
 	}
 	for _, r := range roleSources(q) {
 		n, err := countHits(ctx, a.db, r.sql, r.args, limit)
 		if err != nil {
-			return "", "", nil, "", "", fmt.Errorf("count address hits: %w", err)
+			return plain, fmt.Errorf("count address hits: %w", err)
 		}
-		consider(plannedDriver{a.drivenFrom(r.sql), where, append(append([]any{}, r.args...), args...)}, n)
+		consider(plannedDriver{a.drivenFrom(r.sql), where, append(append([]any{}, r.args...), args...), pageOrder}, n)
 	}
+	_, ordered := a.index.(orderedIndex)
 	switch {
 	case best >= 0:
-		d := drivers[best]
-		return d.from, d.where, d.args, d.from, "", nil
+		return searchPlan{plannedDriver: drivers[best], drives: true}, nil
+	case textDriver != nil && ordered:
+		return searchPlan{plannedDriver: *textDriver, drives: true}, nil
 	case textDriver != nil && q.textOnly():
-		return textDriver.from, textDriver.where, textDriver.args, "", prefix, nil
+		plain.plannedDriver = plannedDriver{textDriver.from, textDriver.where, textDriver.args, pageOrder}
 	}
-	return `metadata m`, where, args, "", prefix, nil
-}
-
-// plannedDriver is a FROM clause that reads an index before metadata m, with the WHERE
-// conditions and arguments that go with it.
-type plannedDriver struct {
-	from, where string
-	args        []any
+	return plain, nil
 }
 
 // hitSource is a query of the ids an address condition selects, from address_role alone.
@@ -233,8 +263,12 @@ func (a *Archive) conditions(q Query, text analyzer.Query) (string, []any) {
 		r := roleHits(analyzer.Recipient, q.To)
 		add(`m.id IN (`+r.sql+`)`, r.args...)
 	}
-	if !q.DateFrom.IsZero() {
-		add(`m.msgdate >= ?`, database.TimeArg(a.db.Dialect, q.DateFrom))
+	lo, hi, hasLo, hasHi := dateKeyBounds(q.DateFrom, q.DateTo)
+	if hasLo { // the date key's range for the indexes, msgdate for the exact bound
+		add(`m.datekey >= ? AND m.msgdate >= ?`, lo, database.TimeArg(a.db.Dialect, q.DateFrom))
+	}
+	if hasHi {
+		add(`m.datekey < ?`, hi)
 	}
 	if !q.DateTo.IsZero() {
 		add(`m.msgdate < ?`, database.TimeArg(a.db.Dialect, q.DateTo))

@@ -136,13 +136,14 @@ type reindexItem struct {
 	id       int64
 	tenant   string
 	digest   string
+	arrived  time.Time
 	envelope []string // its SMTP envelope recipients, as stored
 	msg      *Parsed  // nil when it could not be read
 }
 
 // reindexBatch returns the next visible messages after lastID, up to upTo.
 func (a *Archive) reindexBatch(ctx context.Context, lastID, upTo int64, n int) ([]*reindexItem, error) {
-	rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT m.id, m.tenant_id, m.digest FROM metadata m
+	rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT m.id, m.tenant_id, m.digest, m.arrived FROM metadata m
 		WHERE m.id > ? AND m.id <= ? AND `+visible+` ORDER BY m.id LIMIT ?`), lastID, upTo, n)
 	if err != nil {
 		return nil, fmt.Errorf("reindex: read messages: %w", err)
@@ -152,7 +153,11 @@ func (a *Archive) reindexBatch(ctx context.Context, lastID, upTo int64, n int) (
 	byID := map[int64]*reindexItem{}
 	for rows.Next() {
 		it := &reindexItem{}
-		if err := rows.Scan(&it.id, &it.tenant, &it.digest); err != nil {
+		var arrived any
+		if err := rows.Scan(&it.id, &it.tenant, &it.digest, &arrived); err != nil {
+			return nil, err
+		}
+		if it.arrived, err = database.TimeValue(arrived); err != nil {
 			return nil, err
 		}
 		out = append(out, it)
@@ -226,8 +231,7 @@ func (a *Archive) reindexWrite(ctx context.Context, st *reindexState, batch []*r
 			return err
 		}
 		var ids []int64
-		var entries []indexEntry
-		var rows childRows
+		var todo []*reindexItem
 		for _, it := range batch {
 			switch {
 			case !live[it.id]:
@@ -238,14 +242,21 @@ func (a *Archive) reindexWrite(ctx context.Context, st *reindexState, batch []*r
 			}
 			next.Messages++
 			ids = append(ids, it.id)
-			entries = append(entries, indexEntry{id: it.id, tenant: it.tenant, terms: it.msg.Terms})
-			rows.addAddresses(it.id, it.msg)
-			if err := a.rewriteMetadata(ctx, tx, it); err != nil {
-				return err
-			}
+			todo = append(todo, it)
 		}
+		// Out of the index before the date keys change: SQLite finds its rows by them.
 		if err := a.index.remove(ctx, tx, ids); err != nil {
 			return fmt.Errorf("remove index rows: %w", err)
+		}
+		var entries []indexEntry
+		var rows childRows
+		for _, it := range todo {
+			key, err := a.rewriteMetadata(ctx, tx, it)
+			if err != nil {
+				return err
+			}
+			entries = append(entries, indexEntry{id: it.id, key: key, tenant: it.tenant, terms: it.msg.Terms})
+			rows.addAddresses(it.id, it.msg)
 		}
 		if err := a.index.add(ctx, tx, entries); err != nil {
 			return fmt.Errorf("index: %w", err)
@@ -295,24 +306,27 @@ func (a *Archive) lockVisible(ctx context.Context, tx *database.Tx, batch []*rei
 	return live, rows.Err()
 }
 
-// rewriteMetadata stores the message's sender, date and parse note as the current rules
-// read them.
-func (a *Archive) rewriteMetadata(ctx context.Context, tx *database.Tx, it *reindexItem) error {
+// rewriteMetadata stores the message's sender, date, date key and parse note as the
+// current rules read them, and returns the date key.
+func (a *Archive) rewriteMetadata(ctx context.Context, tx *database.Tx, it *reindexItem) (int64, error) {
 	m := it.msg
 	var sent any
 	var note any
 	if n := noteOf(m); n != "" {
 		note = n
 	}
+	date := it.arrived // the message's date: its Date header, else its arrival
 	if !m.Sent.IsZero() {
 		sent = database.TimeArg(tx.Dialect, m.Sent)
+		date = m.Sent
 	}
-	_, err := tx.Exec(ctx, `UPDATE metadata SET "from" = ?, fromdomain = ?, sent = ?, msgdate = COALESCE(?, arrived), parse_note = ? WHERE id = ?`,
-		clip(m.From, 255), clip(m.FromDomain, 255), sent, sent, note, it.id)
+	key := DateKey(date, it.id)
+	_, err := tx.Exec(ctx, `UPDATE metadata SET "from" = ?, fromdomain = ?, sent = ?, msgdate = ?, datekey = ?, parse_note = ? WHERE id = ?`,
+		clip(m.From, 255), clip(m.FromDomain, 255), sent, database.TimeArg(tx.Dialect, date), key, note, it.id)
 	if err != nil {
-		return fmt.Errorf("update message %d: %w", it.id, err)
+		return 0, fmt.Errorf("update message %d: %w", it.id, err)
 	}
-	return nil
+	return key, nil
 }
 
 // reindexFinish ends the run: its progress row goes, and Finish records it, in one

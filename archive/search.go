@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/database"
@@ -42,6 +43,7 @@ func newSearchIndex(d database.Dialect) searchIndex {
 // indexEntry is one message to index.
 type indexEntry struct {
 	id     int64
+	key    int64 // its date key (DateKey)
 	tenant string
 	terms  []string
 }
@@ -119,12 +121,13 @@ func (sqliteIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntr
 				}
 				b.WriteString(ftsTerm(t))
 			}
-			return []any{e.id, b.String()}
+			return []any{e.key, b.String()}
 		})
 }
 
+// remove finds the messages' rows by their date keys: call it before a date key changes.
 func (sqliteIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
-	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE rowid IN `, ids)
+	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE rowid IN (SELECT datekey FROM metadata WHERE id IN `, ids, `)`)
 }
 
 // ftsQuery is q as an FTS5 query: every term a string, every prefix a string with *,
@@ -142,16 +145,30 @@ func ftsQuery(q analyzer.Query) string {
 }
 
 func (sqliteIndex) match(q analyzer.Query) (string, []any) {
-	return `m.id IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)`, []any{ftsQuery(q)}
+	return `m.datekey IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)`, []any{ftsQuery(q)}
 }
 
-// driveFrom makes the count of a text search read the FTS5 index first and look each
-// match up by primary key: SQLite otherwise walks the tenant's messages newest first and
-// tests each against the match list, which for a word in a third of 100,000 messages took
-// 90 ms to count 10,001 of them against 25 ms this way. CROSS JOIN keeps SQLite to that
-// order.
-func (sqliteIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bool) {
-	return `message_search CROSS JOIN metadata m ON m.id = message_search.rowid`, `message_search MATCH ?`, []any{ftsQuery(q)}, true
+// driveFrom: SQLite's text searches are driven by orderedFrom.
+func (sqliteIndex) driveFrom(analyzer.Query) (from, cond string, args []any, ok bool) {
+	return "", "", nil, false
+}
+
+// orderedFrom walks the FTS5 hits from the newest date key down (FTS5 gives a posting list
+// in either rowid order and takes a rowid range) and looks each one up by metadata_datekey,
+// which answers the tenant and visibility conditions from the index alone. CROSS JOIN
+// keeps SQLite to that order: it otherwise walks the tenant's messages newest first and
+// tests each against the match list (a word in a third of 100,000 messages: 90 ms to
+// count 10,001 of them against 25 ms driven from the index).
+func (sqliteIndex) orderedFrom(q analyzer.Query, from, to time.Time) (fromClause, cond string, args []any, order string) {
+	cond, args = `message_search MATCH ?`, []any{ftsQuery(q)}
+	lo, hi, hasLo, hasHi := dateKeyBounds(from, to)
+	if hasLo {
+		cond, args = cond+` AND message_search.rowid >= ?`, append(args, lo)
+	}
+	if hasHi {
+		cond, args = cond+` AND message_search.rowid < ?`, append(args, hi)
+	}
+	return `message_search CROSS JOIN metadata m ON m.datekey = message_search.rowid`, cond, args, `message_search.rowid DESC`
 }
 
 // pagePrefix: SQLite needs no hint for the page.
@@ -162,9 +179,10 @@ func (x sqliteIndex) hits(ctx context.Context, db *database.DB, _ string, text a
 	return countHits(ctx, db, `SELECT rowid FROM message_search WHERE message_search MATCH ?`, []any{ftsQuery(text)}, max)
 }
 
-// driveCap: at a million messages each hit costs a lookup of about 5 µs and its share of
-// the sort (2026-11-26: 18,000 hits of two words, 106 ms p50): 10,000 keeps the page near
-// 50 ms, and past it the date walk meets a match every few rows.
+// driveCap: at a million messages each hit of an address costs a lookup of about 5 µs and
+// its share of the sort (2026-11-26: 18,000 hits of two words, 106 ms p50): 10,000 keeps
+// the page near 50 ms, and past it the date walk meets a match every few rows. A text
+// search is not sorted (orderedFrom); its hits are counted to weigh it against addresses.
 func (sqliteIndex) driveCap() int { return 10000 }
 
 // countHits counts the rows of query, up to max+1.
@@ -340,7 +358,7 @@ func (x *mysqlIndex) driveFrom(q analyzer.Query) (from, cond string, args []any,
 }
 
 // pagePrefix asks MariaDB (10.6.20, 10.11.10, 11.4.4 and later) to weigh the LIMIT of a
-// text search's page when it orders the join: a common word then walks metadata_msgdate
+// text search's page when it orders the join: a common word then walks metadata_tenant_datekey
 // newest first and stops after a page, a rare one reads its terms and sorts them. The ratio
 // is how many times cheaper the walk must look: InnoDB estimates a word's rows about twice
 // too high, so with k words the walk looks 2^(k-1) times better than it is. On the
@@ -377,11 +395,12 @@ func (x *mysqlIndex) limitHint(ctx context.Context, db *database.DB) bool {
 // removeChunk bounds the ids of one index DELETE.
 const removeChunk = 500
 
-// removeIDs runs prefix + "(?, ?, …)" for ids, removeChunk at a time.
-func removeIDs(ctx context.Context, tx *database.Tx, prefix string, ids []int64) error {
+// removeIDs runs prefix + "(?, ?, …)" + suffix (at most one string) for ids, removeChunk
+// at a time.
+func removeIDs(ctx context.Context, tx *database.Tx, prefix string, ids []int64, suffix ...string) error {
 	for start := 0; start < len(ids); start += removeChunk {
 		chunk := ids[start:min(start+removeChunk, len(ids))]
-		if _, err := tx.Exec(ctx, prefix+"("+database.InList(len(chunk))+")", int64Args(chunk)...); err != nil {
+		if _, err := tx.Exec(ctx, prefix+"("+database.InList(len(chunk))+")"+strings.Join(suffix, ""), int64Args(chunk)...); err != nil {
 			return err
 		}
 	}

@@ -49,7 +49,7 @@ func load(ctx context.Context, db *database.DB, w *world, withIndex bool) error 
 	if err != nil {
 		return err
 	}
-	steps := []func(context.Context) error{l.addressTable, l.background, l.subjectRows, l.roleRows, l.holdRows}
+	steps := []func(context.Context) error{l.addressTable, l.background, l.subjectRows, l.dateKeys, l.roleRows, l.holdRows}
 	if withIndex {
 		steps = append(steps, l.searchRows)
 	}
@@ -64,6 +64,20 @@ func load(ctx context.Context, db *database.DB, w *world, withIndex bool) error 
 		}
 	}
 	return l.finish(ctx)
+}
+
+// dateKeys sets every message's date key (archive.DateKey) as the migration that added it
+// does: seconds since 1900 << 30 | the id's low 30 bits.
+func (l *loader) dateKeys(ctx context.Context) error {
+	secs := `CAST(strftime('%s', msgdate) AS INTEGER)`
+	if l.d == database.Postgres {
+		secs = `FLOOR(EXTRACT(EPOCH FROM msgdate))::BIGINT`
+	}
+	q := `UPDATE metadata SET datekey = ((` + secs + ` + 2208988800) << 30) | (id & 1073741823)`
+	if err := l.exec(ctx, q); err != nil {
+		return fmt.Errorf("date keys: %w", err)
+	}
+	return nil
 }
 
 // roleRows fills address_role, which the erasure reads, from the metadata and rcpt rows

@@ -1,0 +1,45 @@
+package archive
+
+import "time"
+
+// The date key orders messages as every search page does: newest first by the message's
+// date (the Date header, else the arrival) to the second, then by id. It is one integer so
+// that an index of it gives pages in order: metadata_tenant_datekey on every database, and
+// on SQLite the FTS5 index itself, whose rowid is the date key (a word's posting list is
+// then in page order, and a date window is a rowid range).
+//
+// DateKey = seconds since 1900-01-01 UTC (clamped to 0..2^33-1, years 1900 to 2172) << 30
+// | the low 30 bits of the id. Two messages share a key only when they are dated in the same
+// second and their ids differ by a multiple of 2^30 (an archive of over a billion
+// messages); SQLite then refuses the second's index row and its commit fails, loudly.
+// The migrations that added the column compute the same value in SQL.
+const (
+	dateKeyIDBits   = 30
+	dateKeyIDMask   = 1<<dateKeyIDBits - 1
+	dateKeyMaxSec   = 1<<33 - 1
+	dateKeyEpochSec = -2208988800 // 1900-01-01T00:00:00Z
+)
+
+// DateKey is the date key of a message dated date with id id.
+func DateKey(date time.Time, id int64) int64 {
+	return dateKeySeconds(date)<<dateKeyIDBits | id&dateKeyIDMask
+}
+
+// dateKeySeconds is date's seconds field of a date key.
+func dateKeySeconds(date time.Time) int64 {
+	return min(max(date.Unix()-dateKeyEpochSec, 0), dateKeyMaxSec)
+}
+
+// dateKeyBounds are date-key bounds around the messages dated in [from, to) (a zero time
+// is no bound): key >= lo when hasLo, key < hi when hasHi. They may take in messages of
+// the bounds' own seconds outside the interval (a key holds whole seconds, msgdate
+// microseconds), so they narrow an index range and the msgdate conditions stay.
+func dateKeyBounds(from, to time.Time) (lo, hi int64, hasLo, hasHi bool) {
+	if !from.IsZero() {
+		lo, hasLo = dateKeySeconds(from)<<dateKeyIDBits, true
+	}
+	if s := dateKeySeconds(to); !to.IsZero() && s < dateKeyMaxSec {
+		hi, hasHi = (s+1)<<dateKeyIDBits, true
+	}
+	return lo, hi, hasLo, hasHi
+}

@@ -1,0 +1,16 @@
+-- +goose Up
+-- The date key (docs/architecture.md, "Search"): one integer that orders messages newest
+-- first by their date (msgdate to the second, clamped to 1900..2172) and then by id, the
+-- order of every search page on every database. datekey = seconds since 1900 << 30 |
+-- (id & 2^30-1), computed by archive.DateKey; this statement is its SQL form for the rows
+-- already here.
+ALTER TABLE metadata ADD COLUMN datekey BIGINT NULL;
+UPDATE metadata SET datekey =
+    (LEAST(GREATEST(FLOOR(EXTRACT(EPOCH FROM msgdate))::BIGINT + 2208988800, 0), 8589934591) << 30) | (id & 1073741823);
+CREATE INDEX metadata_tenant_datekey ON metadata (tenant_id, datekey);
+DROP INDEX metadata_msgdate;
+
+-- +goose Down
+CREATE INDEX metadata_msgdate ON metadata (tenant_id, msgdate);
+DROP INDEX metadata_tenant_datekey;
+ALTER TABLE metadata DROP COLUMN datekey;
