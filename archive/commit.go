@@ -47,8 +47,9 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 		for k, i := range fresh {
 			p := batch[i]
 			files.add(MessageKey(p.In.Tenant, ids[k]), p.Sealed) // written while the rows go in
-			rows.add(ids[k], p.Msg)
-			entries[k] = indexEntry{id: ids[k], key: DateKey(msgDate(p), ids[k]), tenant: p.In.Tenant, terms: p.Msg.Terms}
+			key := DateKey(msgDate(p), ids[k])
+			rows.add(ids[k], key, p.Msg)
+			entries[k] = indexEntry{id: ids[k], key: key, tenant: p.In.Tenant, terms: p.Msg.Terms}
 			results[i] = Result{ID: ids[k]}
 		}
 		for i, first := range copyOf {
@@ -327,19 +328,19 @@ type childRows struct {
 }
 
 const (
-	rcptCols, attCols, roleCols = 4, 6, 4
+	rcptCols, attCols, roleCols = 4, 6, 5
 	childChunk                  = 400 // rows per statement
 )
 
-func (c *childRows) add(id int64, m *Parsed) {
-	c.addAddresses(id, m)
+func (c *childRows) add(id, dateKey int64, m *Parsed) {
+	c.addAddresses(id, dateKey, m)
 	for _, at := range m.Attachments {
 		c.att = append(c.att, id, at.Seq, clip(cleanText(at.Name), 512), clip(at.Type, 255), at.Size, hex.EncodeToString(at.Digest[:]))
 	}
 }
 
-// addAddresses adds m's rcpt and address_role rows.
-func (c *childRows) addAddresses(id int64, m *Parsed) {
+// addAddresses adds m's rcpt and address_role rows (dateKey: its DateKey).
+func (c *childRows) addAddresses(id, dateKey int64, m *Parsed) {
 	for _, group := range []struct {
 		kind  string
 		addrs []string
@@ -349,15 +350,18 @@ func (c *childRows) addAddresses(id int64, m *Parsed) {
 		}
 	}
 	for _, r := range m.Roles {
-		c.roles = append(c.roles, id, int(r.Role), r.Key, analyzer.DomainOf(r.Key))
+		c.roles = append(c.roles, id, int(r.Role), r.Key, analyzer.DomainOf(r.Key), dateKey)
 	}
 }
+
+// roleInsert is the head of a multi-row INSERT of roleCols columns into address_role.
+const roleInsert = `INSERT INTO address_role (id, role, addr, domain, datekey) VALUES `
 
 func (c *childRows) insert(ctx context.Context, tx *database.Tx) error {
 	if err := insertChunked(ctx, tx, `INSERT INTO rcpt (id, "to", todomain, kind) VALUES `, c.rcpt, rcptCols); err != nil {
 		return fmt.Errorf("insert rcpt: %w", err)
 	}
-	if err := insertChunked(ctx, tx, `INSERT INTO address_role (id, role, addr, domain) VALUES `, c.roles, roleCols); err != nil {
+	if err := insertChunked(ctx, tx, roleInsert, c.roles, roleCols); err != nil {
 		return fmt.Errorf("insert address roles: %w", err)
 	}
 	if err := insertChunked(ctx, tx, `INSERT INTO attachment (message_id, seq, name, type, size, digest) VALUES `, c.att, attCols); err != nil {

@@ -66,34 +66,51 @@ var MaxTotal = 10000
 // more common one is left to the database's plan over the date index, which meets enough
 // matches soon (docs/architecture.md, "Query plans").
 func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
-	text, err := queryOf(q.Text)
-	if err != nil {
-		return nil, 0, err
-	}
-	if q.Limit <= 0 {
-		q.Limit = 50
-	}
-	where, args := a.conditions(q, text)
-	p, err := a.plan(ctx, q, text, where, args)
+	st, err := a.searchStatements(ctx, &q)
 	if err != nil {
 		return nil, 0, err
 	}
 	var total int
-	countArgs := append(append([]any{}, p.args...), MaxTotal+1)
-	err = a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM `+p.from+` WHERE `+p.where+` LIMIT ?) matches`), countArgs...).Scan(&total)
-	if err != nil {
+	if err := a.db.QueryRowContext(ctx, st.count, st.countArgs...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count messages: %w", err)
 	}
-	if p.drives { // driven from an index, as the count
-		page := append(append([]any{}, p.args...), q.Limit, q.Offset)
-		rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT `+messageColumns+` FROM `+p.from+` WHERE `+p.where+
-			` ORDER BY `+p.order+` LIMIT ? OFFSET ?`), page...)
-		msgs, err := a.scanMessages(ctx, rows, err)
-		return msgs, total, err
-	}
-	page := append(append([]any{}, args...), q.Limit, q.Offset)
-	msgs, err := a.selectPrefixed(ctx, p.prefix, `WHERE `+where+` ORDER BY `+pageOrder+` LIMIT ? OFFSET ?`, page...)
+	rows, err := a.db.QueryContext(ctx, st.page, st.pageArgs...)
+	msgs, err := a.scanMessages(ctx, rows, err)
 	return msgs, total, err
+}
+
+// searchStatements are the two statements of a Search, bound for the database.
+type searchStatements struct {
+	count, page         string
+	countArgs, pageArgs []any
+}
+
+// searchStatements plans q (its Limit defaulted) and returns its count and page.
+func (a *Archive) searchStatements(ctx context.Context, q *Query) (searchStatements, error) {
+	text, err := queryOf(q.Text)
+	if err != nil {
+		return searchStatements{}, err
+	}
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
+	where, args := a.conditions(*q, text)
+	p, err := a.plan(ctx, *q, text, where, args)
+	if err != nil {
+		return searchStatements{}, err
+	}
+	st := searchStatements{
+		count:     a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM ` + p.from + ` WHERE ` + p.where + ` LIMIT ?) matches`),
+		countArgs: append(append([]any{}, p.args...), MaxTotal+1),
+	}
+	if p.drives { // driven from an index, as the count
+		st.page = a.db.Rebind(`SELECT ` + messageColumns + ` FROM ` + p.from + ` WHERE ` + p.where + ` ORDER BY ` + p.order + ` LIMIT ? OFFSET ?`)
+		st.pageArgs = append(append([]any{}, p.args...), q.Limit, q.Offset)
+	} else {
+		st.page = a.db.Rebind(p.prefix + `SELECT ` + messageColumns + ` FROM metadata m WHERE ` + where + ` ORDER BY ` + pageOrder + ` LIMIT ? OFFSET ?`)
+		st.pageArgs = append(append([]any{}, args...), q.Limit, q.Offset)
+	}
+	return st, nil
 }
 
 // pageOrder is the order of every page: newest first by date, then by id (DateKey).
@@ -145,23 +162,32 @@ type orderedIndex interface {
 	orderedFrom(text analyzer.Query, from, to time.Time) (fromClause, cond string, args []any, order string)
 }
 
+// ordered says whether the archive's index is an orderedIndex (SQLite): every driver then
+// walks its hits in page order.
+func (a *Archive) ordered() bool {
+	_, ok := a.index.(orderedIndex)
+	return ok
+}
+
 // plan chooses how Search reads. The drivers are the text's index hits and the
-// address_role rows of from=, to= and the participant; each is counted up to the index's
-// driveCap (an index range, no table), and the one with the fewest hits within it drives.
-// Without one, an ordered index (orderedIndex) walks a text search's hits in page order;
-// otherwise the database walks the date index (a text search with at most a participant
-// besides still counts from the text's hits).
+// address_role rows of from=, to= and the participant, each counted up to the index's
+// driveCap (an index range, no table). Where the index is ordered (orderedIndex) each
+// driver walks its hits newest first and stops after the page, and the one with the fewest
+// hits drives (the text when every count passes the cap). Elsewhere a driver's hits are
+// looked up and sorted, so only one within driveCap drives, the fewest; without one the
+// database walks the date index (a text search with at most a participant besides still
+// counts from the text's hits).
 func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where string, args []any) (searchPlan, error) {
 	plain := searchPlan{plannedDriver: plannedDriver{`metadata m`, where, args, pageOrder}}
 	p, ok := a.index.(searchPlanner)
 	if !ok {
 		return plain, nil
 	}
-	limit := p.driveCap()
+	limit, ordered := p.driveCap(), a.ordered()
 	best, bestN := -1, 0
 	var drivers []plannedDriver
 	consider := func(d plannedDriver, n int) {
-		if n <= limit && (best < 0 || n < bestN) {
+		if (n <= limit || ordered) && (best < 0 || n < bestN) {
 			best, bestN = len(drivers), n
 		}
 		drivers = append(drivers, d)
@@ -192,24 +218,39 @@ func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where 
 		if err != nil {
 			return plain, fmt.Errorf("count address hits: %w", err)
 		}
-		consider(plannedDriver{a.drivenFrom(r.sql), where, append(append([]any{}, r.args...), args...), pageOrder}, n)
+		if ordered { // the walk is the condition: the others are tested on each hit
+			rest, restArgs := a.conditions(r.without(q), text)
+			consider(plannedDriver{`address_role h CROSS JOIN metadata m ON m.datekey = h.datekey`, r.ordered + ` AND ` + rest,
+				append(append([]any{}, r.orderedArgs...), restArgs...), `h.datekey DESC`}, n)
+		} else {
+			consider(plannedDriver{a.drivenFrom(r.sql), where, append(append([]any{}, r.args...), args...), pageOrder}, n)
+		}
 	}
-	_, ordered := a.index.(orderedIndex)
 	switch {
 	case best >= 0:
 		return searchPlan{plannedDriver: drivers[best], drives: true}, nil
-	case textDriver != nil && ordered:
-		return searchPlan{plannedDriver: *textDriver, drives: true}, nil
 	case textDriver != nil && q.textOnly():
 		plain.plannedDriver = plannedDriver{textDriver.from, textDriver.where, textDriver.args, pageOrder}
 	}
 	return plain, nil
 }
 
-// hitSource is a query of the ids an address condition selects, from address_role alone.
+// hitSource is an address condition read from address_role alone: sql selects the
+// distinct ids of its messages; ordered is a condition on address_role h that takes one row
+// per message, for a walk of h newest first along SQLite's address_role_addr_date or
+// address_role_domain_date (a condition SQLite can flatten into the page's join: a
+// DISTINCT or UNION subquery would make it sort every hit again).
 type hitSource struct {
-	sql  string
-	args []any
+	sql         string
+	args        []any
+	ordered     string
+	orderedArgs []any
+	// test is the condition on one message m, a lookup of address_role's primary key: the
+	// form SQLite checks best while it walks another index.
+	test     string
+	testArgs []any
+	// without is a query without this condition.
+	without func(Query) Query
 }
 
 // roleSources are the address conditions of q as hit sources: from=, to= and the
@@ -217,15 +258,53 @@ type hitSource struct {
 func roleSources(q Query) []hitSource {
 	var out []hitSource
 	if q.From != "" {
-		out = append(out, roleHits(analyzer.Sender, q.From))
+		h := roleHits(analyzer.Sender, q.From)
+		h.without = func(q Query) Query { q.From = ""; return q }
+		out = append(out, h)
 	}
 	if q.To != "" {
-		out = append(out, roleHits(analyzer.Recipient, q.To))
+		h := roleHits(analyzer.Recipient, q.To)
+		h.without = func(q Query) Query { q.To = ""; return q }
+		out = append(out, h)
 	}
 	if q.Participant != "" {
-		out = append(out, hitSource{`SELECT DISTINCT id FROM address_role WHERE addr = ?`, []any{addressKey(q.Participant)}})
+		h := participantHits(q.Participant)
+		h.without = func(q Query) Query { q.Participant = ""; return q }
+		out = append(out, h)
 	}
 	return out
+}
+
+// roleHits selects the messages of a from= or to= filter: those where value, an address
+// or @domain, has role by the address rule. A message holds one row per (role, address),
+// so only a domain needs DISTINCT.
+func roleHits(role analyzer.Role, value string) hitSource {
+	if dom, ok := strings.CutPrefix(strings.TrimSpace(value), "@"); ok {
+		args := []any{domainKey(dom), int(role)}
+		return hitSource{
+			sql: `SELECT DISTINCT id FROM address_role WHERE domain = ? AND role = ?`, args: args,
+			ordered:     `h.domain = ? AND h.role = ? AND NOT EXISTS (SELECT 1 FROM address_role d WHERE d.id = h.id AND d.role = h.role AND d.addr < h.addr AND d.domain = h.domain)`,
+			orderedArgs: args,
+			test:        `EXISTS (SELECT 1 FROM address_role r WHERE r.id = m.id AND r.role = ? AND r.domain = ?)`, testArgs: []any{int(role), args[0]},
+		}
+	}
+	args := []any{addressKey(value), int(role)}
+	return hitSource{
+		sql: `SELECT id FROM address_role WHERE addr = ? AND role = ?`, args: args,
+		ordered: `h.addr = ? AND h.role = ?`, orderedArgs: args,
+		test: `EXISTS (SELECT 1 FROM address_role r WHERE r.id = m.id AND r.role = ? AND r.addr = ?)`, testArgs: []any{int(role), args[0]},
+	}
+}
+
+// participantHits selects the messages an address sent or received, in either role.
+func participantHits(addr string) hitSource {
+	args := []any{addressKey(addr)}
+	return hitSource{
+		sql: `SELECT DISTINCT id FROM address_role WHERE addr = ?`, args: args,
+		ordered:     `h.addr = ? AND NOT EXISTS (SELECT 1 FROM address_role d WHERE d.id = h.id AND d.role < h.role AND d.addr = h.addr)`,
+		orderedArgs: args,
+		test:        `EXISTS (SELECT 1 FROM address_role r WHERE r.id = m.id AND r.addr = ?)`, testArgs: args,
+	}
 }
 
 // drivenFrom joins metadata m to the ids of hits (a query of distinct ids), read first and
@@ -255,13 +334,18 @@ func (a *Archive) conditions(q Query, text analyzer.Query) (string, []any) {
 		c, a := a.index.match(text)
 		add(c, a...)
 	}
+	addressCond := func(r hitSource) {
+		if a.ordered() {
+			add(r.test, r.testArgs...)
+		} else {
+			add(`m.id IN (`+r.sql+`)`, r.args...)
+		}
+	}
 	if q.From != "" {
-		r := roleHits(analyzer.Sender, q.From)
-		add(`m.id IN (`+r.sql+`)`, r.args...)
+		addressCond(roleHits(analyzer.Sender, q.From))
 	}
 	if q.To != "" {
-		r := roleHits(analyzer.Recipient, q.To)
-		add(`m.id IN (`+r.sql+`)`, r.args...)
+		addressCond(roleHits(analyzer.Recipient, q.To))
 	}
 	lo, hi, hasLo, hasHi := dateKeyBounds(q.DateFrom, q.DateTo)
 	if hasLo { // the date key's range for the indexes, msgdate for the exact bound
@@ -274,24 +358,15 @@ func (a *Archive) conditions(q Query, text analyzer.Query) (string, []any) {
 		add(`m.msgdate < ?`, database.TimeArg(a.db.Dialect, q.DateTo))
 	}
 	if q.Participant != "" {
-		add(participantCondition, addressKey(q.Participant))
+		addressCond(participantHits(q.Participant))
 	}
 	return strings.Join(conds, " AND "), args
 }
 
 // participantCondition restricts to the messages an address (its key, addressKey) sent or
 // received by the address rule: what a plain user sees is what an erasure of their
-// address would delete (docs/address-rule.md).
+// address would delete (docs/address-rule.md). Search uses participantHits.
 const participantCondition = `m.id IN (SELECT id FROM address_role WHERE addr = ?)`
-
-// roleHits selects the messages of a from= or to= filter: those where value, an address
-// or @domain, has role by the address rule.
-func roleHits(role analyzer.Role, value string) hitSource {
-	if dom, ok := strings.CutPrefix(strings.TrimSpace(value), "@"); ok {
-		return hitSource{`SELECT DISTINCT id FROM address_role WHERE domain = ? AND role = ?`, []any{domainKey(dom), int(role)}}
-	}
-	return hitSource{`SELECT id FROM address_role WHERE addr = ? AND role = ?`, []any{addressKey(value), int(role)}}
-}
 
 // addressKey is the match key of an address (analyzer.Normalize); one the rule refuses is
 // kept lower-cased, and matches no key.
@@ -313,12 +388,7 @@ func domainKey(domain string) string {
 const messageColumns = `m.id, m.tenant_id, m.message_id, m."from", m.subject, m.sent, m.arrived, m.size, m.attachments, m.retained, m.spam, m.digest, m.parse_note`
 
 func (a *Archive) selectMessages(ctx context.Context, tail string, args ...any) ([]Message, error) {
-	return a.selectPrefixed(ctx, "", tail, args...)
-}
-
-// selectPrefixed is selectMessages with prefix (an optimizer hint) before the SELECT.
-func (a *Archive) selectPrefixed(ctx context.Context, prefix, tail string, args ...any) ([]Message, error) {
-	rows, err := a.db.QueryContext(ctx, a.db.Rebind(prefix+`SELECT `+messageColumns+` FROM metadata m `+tail), args...)
+	rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT `+messageColumns+` FROM metadata m `+tail), args...)
 	return a.scanMessages(ctx, rows, err)
 }
 

@@ -256,7 +256,7 @@ func (a *Archive) reindexWrite(ctx context.Context, st *reindexState, batch []*r
 				return err
 			}
 			entries = append(entries, indexEntry{id: it.id, key: key, tenant: it.tenant, terms: it.msg.Terms})
-			rows.addAddresses(it.id, it.msg)
+			rows.addAddresses(it.id, key, it.msg)
 		}
 		if err := a.index.add(ctx, tx, entries); err != nil {
 			return fmt.Errorf("index: %w", err)
@@ -267,7 +267,7 @@ func (a *Archive) reindexWrite(ctx context.Context, st *reindexState, batch []*r
 		if err := removeIDs(ctx, tx, `DELETE FROM rcpt WHERE id IN `, ids); err != nil {
 			return fmt.Errorf("remove recipients: %w", err)
 		}
-		if err := insertChunked(ctx, tx, `INSERT INTO address_role (id, role, addr, domain) VALUES `, rows.roles, roleCols); err != nil {
+		if err := insertChunked(ctx, tx, roleInsert, rows.roles, roleCols); err != nil {
 			return fmt.Errorf("insert address roles: %w", err)
 		}
 		if err := insertChunked(ctx, tx, `INSERT INTO rcpt (id, "to", todomain, kind) VALUES `, rows.rcpt, rcptCols); err != nil {

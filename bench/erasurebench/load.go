@@ -85,8 +85,8 @@ func (l *loader) dateKeys(ctx context.Context) error {
 // plain lower-case keys, one From each, so these are the rows an import would write.
 func (l *loader) roleRows(ctx context.Context) error {
 	for _, q := range []string{
-		`INSERT INTO address_role (id, role, addr, domain) SELECT id, 1, "from", fromdomain FROM metadata WHERE "from" <> ''`,
-		`INSERT INTO address_role (id, role, addr, domain) SELECT DISTINCT id, 2, "to", todomain FROM rcpt`,
+		`INSERT INTO address_role (id, role, addr, domain, datekey) SELECT id, 1, "from", fromdomain, datekey FROM metadata WHERE "from" <> ''`,
+		`INSERT INTO address_role (id, role, addr, domain, datekey) SELECT DISTINCT r.id, 2, r."to", r.todomain, m.datekey FROM rcpt r JOIN metadata m ON m.id = r.id`,
 	} {
 		if err := l.exec(ctx, q); err != nil {
 			return fmt.Errorf("address roles: %w", err)

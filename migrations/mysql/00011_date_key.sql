@@ -11,7 +11,14 @@ UPDATE metadata SET datekey =
 CREATE INDEX metadata_tenant_datekey ON metadata (tenant_id, datekey);
 DROP INDEX metadata_msgdate ON metadata;
 
+-- address_role carries its message's date key, rewritten with it by reindex: SQLite walks
+-- an address's messages in its order, and the rows are written alike on every database.
+ALTER TABLE address_role ADD COLUMN datekey BIGINT NULL;
+UPDATE address_role SET datekey = (SELECT m.datekey FROM metadata m WHERE m.id = address_role.id);
+
 -- +goose Down
+ALTER TABLE address_role DROP COLUMN datekey;
+
 CREATE INDEX metadata_msgdate ON metadata (tenant_id, msgdate);
 DROP INDEX metadata_tenant_datekey ON metadata;
 ALTER TABLE metadata DROP COLUMN datekey;

@@ -19,7 +19,20 @@ DROP INDEX metadata_msgdate;
 DELETE FROM message_search;
 DELETE FROM reindex_state;
 
+-- address_role carries its message's date key (rewritten with it by reindex), so that the
+-- messages of an address or a domain in a role come newest first from an index: a page of
+-- a heavy sender's mail is the end of its range, not a sort of all of it. The role comes
+-- after the date key: a participant (either role) is then one range in order too.
+ALTER TABLE address_role ADD COLUMN datekey BIGINT NULL;
+UPDATE address_role SET datekey = (SELECT m.datekey FROM metadata m WHERE m.id = address_role.id);
+CREATE INDEX address_role_addr_date ON address_role (addr, datekey, role);
+CREATE INDEX address_role_domain_date ON address_role (domain, datekey, role);
+
 -- +goose Down
+DROP INDEX address_role_domain_date;
+DROP INDEX address_role_addr_date;
+ALTER TABLE address_role DROP COLUMN datekey;
+
 CREATE INDEX metadata_msgdate ON metadata (tenant_id, msgdate);
 DROP INDEX metadata_datekey;
 DROP INDEX metadata_tenant_datekey;

@@ -1,0 +1,55 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/archive/archivetest"
+	"github.com/mailledger/mailledger/database"
+)
+
+// TestSQLiteSearchPagesNeedNoSort: on SQLite every driven page reads an index in page
+// order (the FTS5 index keyed by date key, address_role's date-key indexes, the tenant's
+// date-key index), so a page of a word or an address held by most of the archive costs
+// the page, not a sort of every hit. The plans are read with EXPLAIN QUERY PLAN.
+func TestSQLiteSearchPagesNeedNoSort(t *testing.T) {
+	arc, db := newSearchArchive(t, database.SQLite)
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var raws [][]byte
+	for i := range 60 {
+		from := []string{"ann@a.test", "bob@b.test"}[i%2]
+		raws = append(raws, archivetest.Message(from, []string{"dee@d.test", "eve@d.test"}, nil, "harbour crane", fmt.Sprintf("note %d", i), day.Add(time.Duration(i)*time.Hour)))
+	}
+	commitRaw(t, arc, "default", raws...)
+	ctx := context.Background()
+	for _, q := range []Query{
+		{Text: "harbour"}, {Text: "harbour crane", Offset: 20}, {Text: "harb*"},
+		{Text: "harbour", DateFrom: day.Add(5 * time.Hour), DateTo: day.Add(30 * time.Hour)},
+		{From: "ann@a.test"}, {To: "@d.test", Offset: 10}, {Participant: "eve@d.test"},
+		{DateFrom: day.Add(5 * time.Hour)}, {},
+	} {
+		q.Tenant = "default"
+		st, err := arc.searchStatements(ctx, &q)
+		require.NoError(t, err)
+		rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+st.page, st.pageArgs...)
+		require.NoError(t, err)
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
+			plan = append(plan, detail)
+		}
+		require.NoError(t, rows.Err())
+		require.NoError(t, rows.Close())
+		joined := strings.Join(plan, "\n")
+		assert.NotContains(t, joined, "TEMP B-TREE", "%+v:\n%s", q, joined)
+		t.Logf("%+v:\n%s", q, joined)
+	}
+}
