@@ -31,7 +31,7 @@ func BodyFromEvents(recs []eventstore.Record) (Body, error) {
 	if req.Status != erasure.StatusCompleted || last.EventType != erasure.EventExecutionCompleted {
 		return Body{}, fmt.Errorf("%w: request %s is %s", ErrNotCompleted, req.RequestID, req.Status)
 	}
-	return NewBody(&req, last), nil
+	return newBody(&req, last), nil
 }
 
 // applyRecord decodes one stored record of the request and applies it to req.
