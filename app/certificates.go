@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mailledger/mailledger/certificate"
+	"github.com/mailledger/mailledger/certificate/render"
 	"github.com/mailledger/mailledger/domain/erasure"
 	"github.com/mailledger/mailledger/eventstore"
 )
@@ -21,16 +22,16 @@ var ErrCertificateNotAvailable = errors.New("certificate not available")
 type Certificates struct {
 	store  *eventstore.Store
 	signer *eventstore.Signer
-	pdf    *certificate.PDFClient
+	pdf    *render.PDFClient
 }
 
 // CertificatesOption configures Certificates.
 type CertificatesOption func(*Certificates)
 
 // WithPDFService sets PDFSERVICE_URL, the Gotenberg-compatible service that turns the
-// HTML certificate into a PDF. Without it, PDF answers certificate.ErrPDFUnavailable.
+// HTML certificate into a PDF. Without it, PDF answers render.ErrPDFUnavailable.
 func WithPDFService(url string) CertificatesOption {
-	return func(c *Certificates) { c.pdf = &certificate.PDFClient{URL: url} }
+	return func(c *Certificates) { c.pdf = &render.PDFClient{URL: url} }
 }
 
 // NewCertificates returns the certificate use cases; it rejects nil dependencies. signer
@@ -61,15 +62,15 @@ func (c *Certificates) HTML(ctx context.Context, tenant, requestID string) ([]by
 	if err != nil {
 		return nil, err
 	}
-	view, err := certificate.NewView(body, c.signer.Key().PublicKey)
+	view, err := render.NewView(body, c.signer.Key().PublicKey)
 	if err != nil {
 		return nil, err
 	}
-	return certificate.HTML(view)
+	return render.HTML(view)
 }
 
 // PDF returns the HTML certificate converted to PDF by the PDF service; errors as Body,
-// and certificate.ErrPDFUnavailable when the service is not set, down or failing.
+// and render.ErrPDFUnavailable when the service is not set, down or failing.
 func (c *Certificates) PDF(ctx context.Context, tenant, requestID string) ([]byte, error) {
 	page, err := c.HTML(ctx, tenant, requestID)
 	if err != nil {

@@ -12,7 +12,8 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/certificate"
-	"github.com/mailledger/mailledger/certificate/pdftest"
+	"github.com/mailledger/mailledger/certificate/render"
+	"github.com/mailledger/mailledger/certificate/render/pdftest"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/domain/erasure"
@@ -85,7 +86,7 @@ func TestCertificateNotAvailableUntilCompleted(t *testing.T) {
 		_, err = f.certs.HTML(f.ctx, "acme", "GDPR-2026-99999")
 		assert.ErrorIs(t, err, app.ErrNotFound)
 		_, err = f.certs.PDF(f.ctx, "acme", id)
-		assert.ErrorIs(t, err, certificate.ErrPDFUnavailable, "the PDF service is down")
+		assert.ErrorIs(t, err, render.ErrPDFUnavailable, "the PDF service is down")
 	})
 }
 
@@ -113,7 +114,7 @@ func TestCertificateHTMLAndPDF(t *testing.T) {
 			"approver":         "approver, " + v.ApprovedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
 			"certificate hash": *v.CertificateHash,
 			"ledger position":  fmt.Sprintf("<td>%d</td>", v.CompletionPosition),
-			"key fingerprint":  certificate.KeyFingerprint(f.signer.Key().PublicKey),
+			"key fingerprint":  render.KeyFingerprint(f.signer.Key().PublicKey),
 			"verify command":   "mailledger verify-certificate",
 			"verify recipe":    "docs/verification.md",
 			"body dates":       day(body.CompletedAt),

@@ -10,8 +10,10 @@
 //
 //	sha256( JCS( body ) ) == certificate_hash
 //
-// The same events always give the same body and hash, so a projection rebuild reproduces
-// certificate_hash exactly.
+// BodyFromEvents is the only derivation of a body: the bundle, its verifier and the
+// gdpr_requests projection all call it, so the same events always give the same body and
+// hash, and a projection rebuild reproduces certificate_hash exactly. The rendering of a
+// body for people (HTML, PDF) is in package certificate/render.
 package certificate
 
 import (
@@ -45,11 +47,13 @@ type Body struct {
 	CompletionChainHash string   `json:"completion_chain_hash"`
 }
 
-// NewBody builds the certificate body of req from its stored completion event (the
+// newBody builds the certificate body of req from its stored completion event (the
 // erasure.execution_completed record of req's stream). req holds the state after its
 // events were applied; the deleted count is read from req, the completion time, position
-// and chain hash from completion.
-func NewBody(req *erasure.Request, completion *eventstore.Record) Body {
+// and chain hash from completion. Only BodyFromEvents calls it: a body built from a
+// request state obtained any other way (a table row, upcast payloads) could differ from
+// the one a regulator derives from the bundle.
+func newBody(req *erasure.Request, completion *eventstore.Record) Body {
 	addrs := req.Addresses
 	if addrs == nil {
 		addrs = []string{}
@@ -88,15 +92,4 @@ func (b Body) Hash() (string, error) {
 	}
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:]), nil
-}
-
-// CertificateHash returns the certificate_hash of req completed by the completion record:
-// NewBody(req, completion).Hash(). It panics only if the body cannot be encoded as JSON,
-// which a body of strings and integers never fails.
-func CertificateHash(req *erasure.Request, completion *eventstore.Record) string {
-	h, err := NewBody(req, completion).Hash()
-	if err != nil {
-		panic(err)
-	}
-	return h
 }

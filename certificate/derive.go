@@ -17,6 +17,10 @@ var ErrNotCompleted = errors.New("erasure request not completed")
 // The last record must be the request's erasure.execution_completed event with its
 // ChainHash set. It checks that the records form the request's own stream (its id,
 // type and tenant) and returns ErrNotCompleted when the request did not complete.
+//
+// It is the one derivation of a body: the bundle, its verifier and the gdpr_requests
+// projection's certificate_hash all call it, so that they agree byte for byte. It reads
+// the payloads as hashed because the verifier, offline, has nothing else.
 func BodyFromEvents(recs []eventstore.Record) (Body, error) {
 	if len(recs) == 0 {
 		return Body{}, errors.New("no events")
@@ -31,7 +35,7 @@ func BodyFromEvents(recs []eventstore.Record) (Body, error) {
 	if req.Status != erasure.StatusCompleted || last.EventType != erasure.EventExecutionCompleted {
 		return Body{}, fmt.Errorf("%w: request %s is %s", ErrNotCompleted, req.RequestID, req.Status)
 	}
-	return NewBody(&req, last), nil
+	return newBody(&req, last), nil
 }
 
 // applyRecord decodes one stored record of the request and applies it to req.

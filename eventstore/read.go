@@ -99,8 +99,30 @@ func (s *Store) LoadTx(ctx context.Context, tx *database.Tx, streamID string) ([
 	return s.queryTx(ctx, tx, selectEvents+`WHERE stream_id = ? ORDER BY stream_version`, streamID)
 }
 
+// StreamTx returns the events of a stream up to version through (inclusive) inside tx, in
+// version order, exactly as stored (not upcast). It is for projectors, which hold the
+// append's transaction but not the Store: the events of the append being projected are
+// already in it.
+func StreamTx(ctx context.Context, tx *database.Tx, streamID string, through int64) ([]Record, error) {
+	return readTx(ctx, tx, selectEvents+`WHERE stream_id = ? AND stream_version <= ? ORDER BY stream_version`, streamID, through)
+}
+
 // queryTx reads records inside tx, upcast.
 func (s *Store) queryTx(ctx context.Context, tx *database.Tx, q string, args ...any) ([]Record, error) {
+	out, err := readTx(ctx, tx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if err := s.opts.Upcasters.apply(&out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// readTx reads records inside tx, as stored.
+func readTx(ctx context.Context, tx *database.Tx, q string, args ...any) ([]Record, error) {
 	rows, err := tx.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
@@ -110,9 +132,6 @@ func (s *Store) queryTx(ctx context.Context, tx *database.Tx, q string, args ...
 	for rows.Next() {
 		var r Record
 		if err := scanRecord(rows, &r); err != nil {
-			return nil, err
-		}
-		if err := s.opts.Upcasters.apply(&r); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

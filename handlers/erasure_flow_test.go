@@ -18,7 +18,7 @@ import (
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/archive/archivetest"
 	"github.com/mailledger/mailledger/certificate"
-	"github.com/mailledger/mailledger/certificate/pdftest"
+	"github.com/mailledger/mailledger/certificate/render/pdftest"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/domain"

@@ -14,7 +14,7 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/archive"
-	"github.com/mailledger/mailledger/certificate"
+	"github.com/mailledger/mailledger/certificate/render"
 	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/domain/erasure"
 	"github.com/mailledger/mailledger/domain/export"
@@ -121,7 +121,7 @@ func classify(err error) apiError {
 			Message: "the server's memory for message reads is in use by other reads and exports; retry in a few seconds"}
 	case errors.Is(err, ErrExportsUnavailable):
 		return apiError{status: http.StatusServiceUnavailable, Code: "exports_unavailable", Message: err.Error()}
-	case errors.Is(err, certificate.ErrPDFUnavailable):
+	case errors.Is(err, render.ErrPDFUnavailable):
 		return apiError{status: http.StatusServiceUnavailable, Code: "pdf_service_unavailable",
 			Message: "the PDF service is not available; the HTML certificate is"}
 	case isDatabaseDown(err):
@@ -223,7 +223,7 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if e.status >= 500 && !errors.Is(r.Context().Err(), context.Canceled) && !errors.Is(err, certificate.ErrPDFNotConfigured) {
+	if e.status >= 500 && !errors.Is(r.Context().Err(), context.Canceled) && !errors.Is(err, render.ErrPDFNotConfigured) {
 		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
 			"status", e.status, "code", e.Code, "request_id", requestID(r.Context()), "error", err.Error())
 	}

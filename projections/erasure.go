@@ -130,40 +130,32 @@ func requireRequestRow(ctx context.Context, tx *database.Tx, requestID string) e
 // completeRequest records the completion and the certificate hash, which commits to the
 // completion event's chain hash.
 func completeRequest(ctx context.Context, tx *database.Tx, rec *eventstore.Record, ev *erasure.ExecutionCompleted) error {
-	req, err := loadRequest(ctx, tx, ev.RequestID)
+	hash, err := certificateHash(ctx, tx, rec)
 	if err != nil {
 		return err
 	}
-	req.Apply(ev, rec.RecordedAt)
-	hash := certificate.CertificateHash(req, rec)
 	return setRequest(ctx, tx, ev.RequestID, `status = ?, executed_at = ?, deleted_count = ?, redacted_count = 0, certificate_hash = ?, completion_position = ?`,
 		erasure.StatusCompleted, database.TimeArg(tx.Dialect, rec.RecordedAt), ev.DeletedCount, hash, rec.Position)
 }
 
-// loadRequest reads the fields of a request row that its certificate names.
-func loadRequest(ctx context.Context, tx *database.Tx, requestID string) (*erasure.Request, error) {
-	req := &erasure.Request{RequestID: requestID}
-	var addrs string
-	var name, approvedBy sql.NullString
-	var created, approvedAt any
-	err := tx.QueryRow(ctx, `SELECT tenant_id, email_addresses, requester_name, created_at, approved_by, approved_at FROM gdpr_requests WHERE request_id = ?`, requestID).
-		Scan(&req.TenantID, &addrs, &name, &created, &approvedBy, &approvedAt)
+// certificateHash derives the certificate of the request that completion completes the
+// one way there is, certificate.BodyFromEvents over the request's events as stored (the
+// way the bundle and its offline verifier derive it), never from the gdpr_requests row:
+// a column that a migration or a bug changed cannot change the hash. The events up to
+// the completion are already in tx, both when appending and when rebuilding.
+func certificateHash(ctx context.Context, tx *database.Tx, completion *eventstore.Record) (string, error) {
+	recs, err := eventstore.StreamTx(ctx, tx, completion.StreamID, completion.StreamVersion)
 	if err != nil {
-		return nil, fmt.Errorf("read request %s: %w", requestID, err)
+		return "", err
 	}
-	if err := json.Unmarshal([]byte(addrs), &req.Addresses); err != nil {
-		return nil, fmt.Errorf("request %s addresses: %w", requestID, err)
+	if n := len(recs); n == 0 || recs[n-1].Position != completion.Position {
+		return "", fmt.Errorf("certificate of %s: the completion at position %d is not in the stream", completion.StreamID, completion.Position)
 	}
-	req.RequesterName, req.ApprovedBy = name.String, approvedBy.String
-	if req.CreatedAt, err = database.TimeValue(created); err != nil {
-		return nil, err
+	body, err := certificate.BodyFromEvents(recs)
+	if err != nil {
+		return "", fmt.Errorf("certificate of %s: %w", completion.StreamID, err)
 	}
-	if approvedAt != nil {
-		if req.ApprovedAt, err = database.TimeValue(approvedAt); err != nil {
-			return nil, err
-		}
-	}
-	return req, nil
+	return body.Hash()
 }
 
 // raiseSequence makes gdpr_request_sequence hold at least the sequence number of

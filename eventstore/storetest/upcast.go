@@ -94,6 +94,7 @@ func testUpcasters(t *testing.T, newDB Factory) {
 		assert.JSONEq(t, w.data, capture.seen[i].Data, "projector at position %d: Data", pos)
 	}
 	assert.Equal(t, []int{1, 2, 3, 1}, schemaVersions(loaded), "SchemaVersion; want the stored versions")
+	f.checkStreamTx(s.ID, []string{want[0].payload, want[1].payload, want[2].payload})
 	f.verify()
 	f.checkFailingUpcaster()
 }
@@ -104,6 +105,29 @@ func schemaVersions(recs []eventstore.Record) []int {
 		out = append(out, r.SchemaVersion)
 	}
 	return out
+}
+
+// checkStreamTx reads the first versions of the stream inside a transaction with
+// StreamTx, as a projector does: the records up to the version asked, as stored, with
+// Data the stored payload (not upcast).
+func (f *fixture) checkStreamTx(streamID string, stored []string) {
+	t := f.t
+	t.Helper()
+	through := int64(len(stored))
+	err := f.db.InTx(f.ctx, func(tx *database.Tx) error {
+		recs, err := eventstore.StreamTx(f.ctx, tx, streamID, through)
+		if err != nil {
+			return err
+		}
+		require.Len(t, recs, len(stored), "StreamTx through version %d", through)
+		for i, r := range recs {
+			assert.Equal(t, int64(i+1), r.StreamVersion, "StreamTx record %d: stream version", i+1)
+			assert.Equal(t, stored[i], string(r.Payload), "StreamTx version %d: Payload; want the stored bytes", i+1)
+			assert.Equal(t, string(r.Payload), string(r.Data), "StreamTx version %d: Data; want the stored payload", i+1)
+		}
+		return nil
+	})
+	require.NoError(t, err)
 }
 
 // checkFailingUpcaster reads through a store whose upcaster fails: the read must fail

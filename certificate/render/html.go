@@ -1,4 +1,9 @@
-package certificate
+// Package render turns an erasure certificate body into what people read: the printable
+// HTML page and, through a Gotenberg-compatible service, its PDF. It is kept apart from
+// package certificate (the body, the bundle and their verification) so that the code that
+// derives and checks certificates (the projections, the verifier) never pulls in
+// templates or an HTTP client.
+package render
 
 import (
 	"bytes"
@@ -10,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mailledger/mailledger/certificate"
 	"github.com/mailledger/mailledger/eventstore"
 )
 
@@ -21,7 +27,7 @@ var page = template.Must(template.New("certificate.html").Funcs(template.FuncMap
 
 // View is what the HTML certificate shows: the body, its hash and the ledger's key.
 type View struct {
-	Body Body
+	Body certificate.Body
 	Hash string
 	// KeyName is the name in the ledger's verifier key (the checkpoint origin).
 	KeyName string
@@ -31,7 +37,7 @@ type View struct {
 
 // NewView returns the view of body signed by the ledger whose signed-note verifier key
 // text is publicKey.
-func NewView(body Body, publicKey string) (View, error) {
+func NewView(body certificate.Body, publicKey string) (View, error) {
 	hash, err := body.Hash()
 	if err != nil {
 		return View{}, err

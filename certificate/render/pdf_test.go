@@ -1,4 +1,4 @@
-package certificate_test
+package render_test
 
 import (
 	"io"
@@ -10,16 +10,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mailledger/mailledger/certificate"
-	"github.com/mailledger/mailledger/certificate/pdftest"
+	"github.com/mailledger/mailledger/certificate/render"
+	"github.com/mailledger/mailledger/certificate/render/pdftest"
 )
 
 func samplePage(t *testing.T) ([]byte, string) {
 	t.Helper()
-	req, rec := sample(t)
-	view, err := certificate.NewView(certificate.NewBody(req, rec), testKey)
+	view, err := render.NewView(sampleBody(), testKey)
 	require.NoError(t, err)
-	page, err := certificate.HTML(view)
+	page, err := render.HTML(view)
 	require.NoError(t, err)
 	return page, view.Hash
 }
@@ -29,7 +28,7 @@ func samplePage(t *testing.T) ([]byte, string) {
 func TestPDFThroughChromium(t *testing.T) {
 	srv := pdftest.Start(t)
 	page, hash := samplePage(t)
-	pdf, err := (&certificate.PDFClient{URL: srv.URL}).Convert(t.Context(), page)
+	pdf, err := (&render.PDFClient{URL: srv.URL}).Convert(t.Context(), page)
 	require.NoError(t, err)
 	text := pdftest.Text(t, pdf)
 	assert.Contains(t, text, hash)
@@ -55,7 +54,7 @@ func TestPDFRequestIsGotenbergsForm(t *testing.T) {
 		_, _ = w.Write([]byte("%PDF-1.7 stand-in"))
 	}))
 	defer srv.Close()
-	pdf, err := (&certificate.PDFClient{URL: srv.URL + "/"}).Convert(t.Context(), page)
+	pdf, err := (&render.PDFClient{URL: srv.URL + "/"}).Convert(t.Context(), page)
 	require.NoError(t, err)
 	assert.Equal(t, "%PDF-1.7 stand-in", string(pdf))
 	assert.Equal(t, page, got, "the uploaded index.html is the page")
@@ -87,12 +86,12 @@ func TestPDFUnavailable(t *testing.T) {
 	page, _ := samplePage(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := (&certificate.PDFClient{URL: c.url}).Convert(t.Context(), page)
-			require.ErrorIs(t, err, certificate.ErrPDFUnavailable)
+			_, err := (&render.PDFClient{URL: c.url}).Convert(t.Context(), page)
+			require.ErrorIs(t, err, render.ErrPDFUnavailable)
 			assert.Contains(t, err.Error(), c.reason)
 		})
 	}
-	var nilClient *certificate.PDFClient
+	var nilClient *render.PDFClient
 	_, err = nilClient.Convert(t.Context(), page)
-	assert.ErrorIs(t, err, certificate.ErrPDFUnavailable, "no client configured")
+	assert.ErrorIs(t, err, render.ErrPDFUnavailable, "no client configured")
 }

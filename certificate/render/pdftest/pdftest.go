@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailledger/mailledger/certificate"
+	"github.com/mailledger/mailledger/certificate/render"
 )
 
 // chromiumNames are the commands tried, in order, to find chromium.
@@ -53,7 +53,7 @@ func Require(tb testing.TB) {
 }
 
 // Start calls Require and starts the stand-in service; it stops when tb ends. Give its
-// URL to certificate.PDFClient.
+// URL to render.PDFClient.
 func Start(tb testing.TB) *httptest.Server {
 	tb.Helper()
 	Require(tb)
@@ -82,7 +82,7 @@ type Server struct {
 
 // ServeHTTP converts the uploaded index.html to PDF.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != certificate.ConvertHTMLRoute {
+	if r.Method != http.MethodPost || r.URL.Path != render.ConvertHTMLRoute {
 		http.NotFound(w, r)
 		return
 	}
