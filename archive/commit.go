@@ -187,13 +187,15 @@ const metadataInsert = `INSERT INTO metadata (` + metadataColumns + `) VALUES (?
 const metadataChunk = 400
 
 // insertMetadata writes the metadata rows of batch[fresh…] and returns their ids in the
-// same order. PostgreSQL takes the ids from the table's sequence in one query and the
-// rows in multi-row INSERTs: two or three round trips a batch instead of one a message.
-// SQLite (in the process, no round trip) and MySQL insert row by row and read the id
-// the database gave, so an error names the message's source.
+// same order. PostgreSQL and SQLite take the ids first (PostgreSQL from the table's
+// sequence in one query; SQLite, whose IMMEDIATE transaction holds the only write lock,
+// after the highest it gave) and write the rows with their date keys in multi-row
+// INSERTs: a few statements a batch instead of two a message. MySQL inserts row by row,
+// reads the id the database gave and sets the date key after, so an error names the
+// message's source.
 func (a *Archive) insertMetadata(ctx context.Context, tx *database.Tx, batch []*Prepared, fresh []int) ([]int64, error) {
-	if tx.Dialect == database.Postgres {
-		return a.insertMetadataPG(ctx, tx, batch, fresh)
+	if tx.Dialect != database.MySQL {
+		return a.insertMetadataRows(ctx, tx, batch, fresh)
 	}
 	ids := make([]int64, len(fresh))
 	for k, i := range fresh {
@@ -206,21 +208,15 @@ func (a *Archive) insertMetadata(ctx context.Context, tx *database.Tx, batch []*
 	return ids, nil
 }
 
-// insertOneMetadata inserts p's row, then sets its date key, which needs the id the
-// database gave.
+// insertOneMetadata inserts p's row, then sets its date key, which needs the id.
 func (a *Archive) insertOneMetadata(ctx context.Context, tx *database.Tx, p *Prepared) (int64, error) {
-	args := a.metadataArgs(tx.Dialect, p)
-	var id int64
-	if tx.Dialect == database.MySQL {
-		res, err := tx.Exec(ctx, metadataInsert, args...)
-		if err != nil {
-			return 0, fmt.Errorf("insert metadata: %w", err)
-		}
-		if id, err = res.LastInsertId(); err != nil {
-			return 0, err
-		}
-	} else if err := tx.QueryRow(ctx, metadataInsert+` RETURNING id`, args...).Scan(&id); err != nil {
+	res, err := tx.Exec(ctx, metadataInsert, a.metadataArgs(tx.Dialect, p)...)
+	if err != nil {
 		return 0, fmt.Errorf("insert metadata: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE metadata SET datekey = ? WHERE id = ?`, DateKey(msgDate(p), id), id); err != nil {
 		return 0, fmt.Errorf("set date key: %w", err)
@@ -228,7 +224,7 @@ func (a *Archive) insertOneMetadata(ctx context.Context, tx *database.Tx, p *Pre
 	return id, nil
 }
 
-func (a *Archive) insertMetadataPG(ctx context.Context, tx *database.Tx, batch []*Prepared, fresh []int) ([]int64, error) {
+func (a *Archive) insertMetadataRows(ctx context.Context, tx *database.Tx, batch []*Prepared, fresh []int) ([]int64, error) {
 	if len(fresh) == 0 {
 		return nil, nil
 	}
@@ -252,9 +248,23 @@ func (a *Archive) insertMetadataPG(ctx context.Context, tx *database.Tx, batch [
 	return ids, nil
 }
 
-// nextMetadataIDs takes n ids from metadata's sequence, in ascending order so that ids
-// follow the order of the batch.
+// nextMetadataIDs takes n ids for new metadata rows, in ascending order so that ids follow
+// the order of the batch: on PostgreSQL from the table's sequence, on SQLite the n after
+// the highest AUTOINCREMENT gave (sqlite_sequence; the transaction is IMMEDIATE, so no
+// other writer can take them meanwhile, and inserting them moves the sequence on).
 func nextMetadataIDs(ctx context.Context, tx *database.Tx, n int) ([]int64, error) {
+	if tx.Dialect == database.SQLite {
+		var last int64
+		err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM sqlite_sequence WHERE name = 'metadata'`).Scan(&last)
+		if err != nil {
+			return nil, fmt.Errorf("allocate metadata ids: %w", err)
+		}
+		ids := make([]int64, n)
+		for i := range ids {
+			ids[i] = last + 1 + int64(i)
+		}
+		return ids, nil
+	}
 	rows, err := tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('metadata', 'id')) FROM generate_series(1, ?)`, n)
 	if err != nil {
 		return nil, fmt.Errorf("allocate metadata ids: %w", err)
