@@ -48,6 +48,7 @@ lint:
 	if [ -n "$$bad" ]; then echo "domain/ must import only the standard library, uuid and domain/ itself, found:"; echo "$$bad"; exit 1; fi
 	@bad=$$($(GO) list -deps ./certificate ./projections | grep -x -e 'net/http' -e 'html/template' || true); \
 	if [ -n "$$bad" ]; then echo "certificate/ and projections/ must pull in no HTTP client and no template (certificate/render holds them), found:"; echo "$$bad"; exit 1; fi
+	$(GO) run ./tools/arrows
 	@echo "lint ok"
 
 fmt:
