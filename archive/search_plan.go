@@ -1,0 +1,356 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mailledger/mailledger/analyzer"
+	"github.com/mailledger/mailledger/database"
+)
+
+// Query selects messages of one tenant. Empty fields do not filter.
+type Query struct {
+	Tenant   string
+	Text     string // full-text words, all required
+	From     string // sender address, or @domain
+	To       string // recipient (to, cc, bcc or envelope) address, or @domain
+	DateFrom time.Time
+	DateTo   time.Time // exclusive
+	// Participant restricts to messages this address sent or received (plain users).
+	Participant string
+	Limit       int
+	Offset      int
+}
+
+// visible is the condition every read applies: not deleted by purge and not erased (an
+// erased message's file waits for purge, but nothing serves it from the moment of erasure).
+const visible = `m.deleted = 0 AND m.erased_by IS NULL`
+
+// MaxTotal bounds how far Search counts: counting every match of a common word costs
+// more than the page itself. A total of MaxTotal+1 means "more than MaxTotal".
+var MaxTotal = 10000
+
+// Search returns one page of matching messages, newest first by message date (the Date
+// header, else the arrival; DateKey), and the number of matches, counted up to
+// MaxTotal+1. plan chooses which index leads (docs/architecture.md, "Query plans").
+func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
+	st, err := a.searchStatements(ctx, &q)
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int
+	if err := a.db.QueryRowContext(ctx, st.count, st.countArgs...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count messages: %w", err)
+	}
+	rows, err := a.db.QueryContext(ctx, st.page, st.pageArgs...)
+	msgs, err := a.scanMessages(ctx, rows, err)
+	return msgs, total, err
+}
+
+// searchStatements are the two statements of a Search, bound for the database.
+type searchStatements struct {
+	count, page         string
+	countArgs, pageArgs []any
+}
+
+// searchStatements plans q (its Limit defaulted) and returns its count and page.
+func (a *Archive) searchStatements(ctx context.Context, q *Query) (searchStatements, error) {
+	text, err := queryOf(q.Text)
+	if err != nil {
+		return searchStatements{}, err
+	}
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
+	where, args := a.conditions(*q, text)
+	p, err := a.plan(ctx, *q, text, where, args)
+	if err != nil {
+		return searchStatements{}, err
+	}
+	st := searchStatements{
+		count:     a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM ` + p.from + ` WHERE ` + p.where + ` LIMIT ?) matches`),
+		countArgs: append(append([]any{}, p.args...), MaxTotal+1),
+	}
+	if p.drives { // driven from an index, as the count
+		st.page = a.db.Rebind(`SELECT ` + messageColumns + ` FROM ` + p.from + ` WHERE ` + p.where + ` ORDER BY ` + p.order + ` LIMIT ? OFFSET ?`)
+		st.pageArgs = append(append([]any{}, p.args...), q.Limit, q.Offset)
+	} else {
+		st.page = a.db.Rebind(p.prefix + `SELECT ` + messageColumns + ` FROM metadata m WHERE ` + where + ` ORDER BY ` + pageOrder + ` LIMIT ? OFFSET ?`)
+		st.pageArgs = append(append([]any{}, args...), q.Limit, q.Offset)
+	}
+	return st, nil
+}
+
+// pageOrder is the order of every page: newest first by date, then by id (DateKey).
+const pageOrder = `m.datekey DESC`
+
+// searchPlanner is a searchIndex that helps its dialect's optimizer with the statements of
+// a text search: it can count its hits cheaply and drive a statement from them, and give
+// the page a hint (MySQL: the join optimizer does not weigh LIMIT, and its estimates make
+// it walk the tenant's messages).
+type searchPlanner interface {
+	// hits counts the messages the index finds for text, of tenant or of every tenant,
+	// up to max+1; it reads the index only.
+	hits(ctx context.Context, db *database.DB, tenant string, text analyzer.Query, max int) (int, error)
+	// driveCap is the most hits a statement is driven from: past it, sorting the hits
+	// costs more than walking the date index.
+	driveCap() int
+	// driveFrom returns a FROM clause that reads the index before metadata m, and the text
+	// condition to use with it instead of match's; ok is false when the words give it
+	// nothing to read.
+	driveFrom(text analyzer.Query) (from, cond string, args []any, ok bool)
+	// pagePrefix returns what goes before the SELECT of the page ("" for nothing).
+	pagePrefix(ctx context.Context, db *database.DB, text analyzer.Query) string
+}
+
+// searchPlan is how Search reads: the FROM clause, conditions and arguments of its count,
+// and for its page the same with order (drives: the search is driven from an index) or
+// the plain page over metadata m with prefix (an optimizer hint) before it.
+type searchPlan struct {
+	plannedDriver
+	drives bool
+	prefix string
+}
+
+// plannedDriver is a FROM clause that reads an index before metadata m, with the WHERE
+// conditions and arguments that go with it, and the page order in its terms.
+type plannedDriver struct {
+	from, where string
+	args        []any
+	order       string
+}
+
+// orderedIndex is a searchIndex whose hits come in page order: SQLite's FTS5 index, keyed
+// by the date key. A text search then walks its hits newest first and stops after the
+// page, however many there are, and a date window is a range of the index.
+type orderedIndex interface {
+	// orderedFrom returns a FROM clause that reads the index's hits newest first before
+	// metadata m, its condition (within the date keys of from and to, zero for none), and
+	// the page order.
+	orderedFrom(text analyzer.Query, from, to time.Time) (fromClause, cond string, args []any, order string)
+}
+
+// ordered says whether the archive's index is an orderedIndex (SQLite): every driver then
+// walks its hits in page order.
+func (a *Archive) ordered() bool {
+	_, ok := a.index.(orderedIndex)
+	return ok
+}
+
+// plan chooses how Search reads. The drivers are the text's index hits and the
+// address_role rows of from=, to= and the participant, each counted up to the index's
+// driveCap (an index range, no table). Where the index is ordered (orderedIndex) each
+// driver walks its hits newest first and stops after the page, and the one with the fewest
+// hits drives (the text when every count passes the cap). Elsewhere a driver's hits are
+// looked up and sorted, so only one within driveCap drives, the fewest; without one the
+// database walks the date index (a text search with at most a participant besides still
+// counts from the text's hits).
+func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where string, args []any) (searchPlan, error) {
+	plain := searchPlan{plannedDriver: plannedDriver{`metadata m`, where, args, pageOrder}}
+	p, ok := a.index.(searchPlanner)
+	if !ok {
+		return plain, nil
+	}
+	limit, ordered := p.driveCap(), a.ordered()
+	best, bestN := -1, 0
+	var drivers []plannedDriver
+	consider := func(d plannedDriver, n int) {
+		if (n <= limit || ordered) && (best < 0 || n < bestN) {
+			best, bestN = len(drivers), n
+		}
+		drivers = append(drivers, d)
+	}
+	var textDriver *plannedDriver
+	if !text.Empty() {
+		restWhere, restArgs := a.conditions(q, analyzer.Query{})
+		var d plannedDriver
+		var ok bool
+		if o, isOrdered := a.index.(orderedIndex); isOrdered {
+			from, cond, condArgs, order := o.orderedFrom(text, q.DateFrom, q.DateTo)
+			d, ok = plannedDriver{from, cond + ` AND ` + restWhere, append(condArgs, restArgs...), order}, true
+		} else if from, cond, condArgs, found := p.driveFrom(text); found {
+			d, ok = plannedDriver{from, cond + ` AND ` + restWhere, append(condArgs, restArgs...), pageOrder}, true
+		}
+		if ok {
+			n, err := p.hits(ctx, a.db, q.Tenant, text, limit)
+			if err != nil {
+				return plain, fmt.Errorf("count index hits: %w", err)
+			}
+			textDriver = &d
+			consider(d, n)
+		}
+		plain.prefix = p.pagePrefix(ctx, a.db, text)
+	}
+	for _, r := range roleSources(q) {
+		n, err := countHits(ctx, a.db, r.sql, r.args, limit)
+		if err != nil {
+			return plain, fmt.Errorf("count address hits: %w", err)
+		}
+		if ordered { // the walk is the condition: the others are tested on each hit
+			rest, restArgs := a.conditions(r.without(q), text)
+			consider(plannedDriver{`address_role h CROSS JOIN metadata m ON m.datekey = h.datekey`, r.ordered + ` AND ` + rest,
+				append(append([]any{}, r.orderedArgs...), restArgs...), `h.datekey DESC`}, n)
+		} else {
+			consider(plannedDriver{a.drivenFrom(r.sql), where, append(append([]any{}, r.args...), args...), pageOrder}, n)
+		}
+	}
+	switch {
+	case best >= 0:
+		return searchPlan{plannedDriver: drivers[best], drives: true}, nil
+	case textDriver != nil && q.textOnly():
+		plain.plannedDriver = plannedDriver{textDriver.from, textDriver.where, textDriver.args, pageOrder}
+	}
+	return plain, nil
+}
+
+// hitSource is an address condition read from address_role alone: sql selects the
+// distinct ids of its messages; ordered is a condition on address_role h that takes one row
+// per message, for a walk of h newest first along SQLite's address_role_addr_date or
+// address_role_domain_date (a condition SQLite can flatten into the page's join: a
+// DISTINCT or UNION subquery would make it sort every hit again).
+type hitSource struct {
+	sql         string
+	args        []any
+	ordered     string
+	orderedArgs []any
+	// test is the condition on one message m, a lookup of address_role's primary key: the
+	// form SQLite checks best while it walks another index.
+	test     string
+	testArgs []any
+	// without is a query without this condition.
+	without func(Query) Query
+}
+
+// roleSources are the address conditions of q as hit sources: from=, to= and the
+// participant.
+func roleSources(q Query) []hitSource {
+	var out []hitSource
+	if q.From != "" {
+		h := roleHits(analyzer.Sender, q.From)
+		h.without = func(q Query) Query { q.From = ""; return q }
+		out = append(out, h)
+	}
+	if q.To != "" {
+		h := roleHits(analyzer.Recipient, q.To)
+		h.without = func(q Query) Query { q.To = ""; return q }
+		out = append(out, h)
+	}
+	if q.Participant != "" {
+		h := participantHits(q.Participant)
+		h.without = func(q Query) Query { q.Participant = ""; return q }
+		out = append(out, h)
+	}
+	return out
+}
+
+// roleHits selects the messages of a from= or to= filter: those where value, an address
+// or @domain, has role by the address rule. A message holds one row per (role, address),
+// so only a domain needs DISTINCT.
+func roleHits(role analyzer.Role, value string) hitSource {
+	if dom, ok := strings.CutPrefix(strings.TrimSpace(value), "@"); ok {
+		args := []any{domainKey(dom), int(role)}
+		return hitSource{
+			sql: `SELECT DISTINCT id FROM address_role WHERE domain = ? AND role = ?`, args: args,
+			ordered:     `h.domain = ? AND h.role = ? AND NOT EXISTS (SELECT 1 FROM address_role d WHERE d.id = h.id AND d.role = h.role AND d.addr < h.addr AND d.domain = h.domain)`,
+			orderedArgs: args,
+			test:        `EXISTS (SELECT 1 FROM address_role r WHERE r.id = m.id AND r.role = ? AND r.domain = ?)`, testArgs: []any{int(role), args[0]},
+		}
+	}
+	args := []any{addressKey(value), int(role)}
+	return hitSource{
+		sql: `SELECT id FROM address_role WHERE addr = ? AND role = ?`, args: args,
+		ordered: `h.addr = ? AND h.role = ?`, orderedArgs: args,
+		test: `EXISTS (SELECT 1 FROM address_role r WHERE r.id = m.id AND r.role = ? AND r.addr = ?)`, testArgs: []any{int(role), args[0]},
+	}
+}
+
+// participantHits selects the messages an address sent or received, in either role.
+func participantHits(addr string) hitSource {
+	args := []any{addressKey(addr)}
+	return hitSource{
+		sql: `SELECT DISTINCT id FROM address_role WHERE addr = ?`, args: args,
+		ordered:     `h.addr = ? AND NOT EXISTS (SELECT 1 FROM address_role d WHERE d.id = h.id AND d.role < h.role AND d.addr = h.addr)`,
+		orderedArgs: args,
+		test:        `EXISTS (SELECT 1 FROM address_role r WHERE r.id = m.id AND r.addr = ?)`, testArgs: args,
+	}
+}
+
+// drivenFrom joins metadata m to the ids of hits (a query of distinct ids), read first and
+// looked up by primary key, in the form each dialect keeps to that order.
+func (a *Archive) drivenFrom(hits string) string {
+	switch a.db.Dialect {
+	case database.Postgres:
+		return `(` + hits + ` OFFSET 0) h CROSS JOIN LATERAL (SELECT * FROM metadata WHERE id = h.id) m`
+	case database.MySQL:
+		return `(` + hits + `) h STRAIGHT_JOIN metadata m ON m.id = h.id`
+	}
+	return `(` + hits + `) h CROSS JOIN metadata m ON m.id = h.id`
+}
+
+// textOnly says whether q selects by text and participant only.
+func (q Query) textOnly() bool {
+	return q.Text != "" && q.From == "" && q.To == "" && q.DateFrom.IsZero() && q.DateTo.IsZero()
+}
+
+// conditions returns the WHERE conditions of q, with text as its text condition (none when
+// text is empty).
+func (a *Archive) conditions(q Query, text analyzer.Query) (string, []any) {
+	conds := []string{visible, `m.tenant_id = ?`}
+	args := []any{q.Tenant}
+	add := func(c string, a ...any) { conds = append(conds, c); args = append(args, a...) }
+	if !text.Empty() {
+		c, a := a.index.match(text)
+		add(c, a...)
+	}
+	addressCond := func(r hitSource) {
+		if a.ordered() {
+			add(r.test, r.testArgs...)
+		} else {
+			add(`m.id IN (`+r.sql+`)`, r.args...)
+		}
+	}
+	if q.From != "" {
+		addressCond(roleHits(analyzer.Sender, q.From))
+	}
+	if q.To != "" {
+		addressCond(roleHits(analyzer.Recipient, q.To))
+	}
+	lo, hi, hasLo, hasHi := dateKeyBounds(q.DateFrom, q.DateTo)
+	if hasLo { // the date key's range for the indexes, msgdate for the exact bound
+		add(`m.datekey >= ? AND m.msgdate >= ?`, lo, database.TimeArg(a.db.Dialect, q.DateFrom))
+	}
+	if hasHi {
+		add(`m.datekey < ?`, hi)
+	}
+	if !q.DateTo.IsZero() {
+		add(`m.msgdate < ?`, database.TimeArg(a.db.Dialect, q.DateTo))
+	}
+	if q.Participant != "" {
+		addressCond(participantHits(q.Participant))
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// participantCondition restricts to the messages an address (its key, addressKey) sent or
+// received by the address rule: what a plain user sees is what an erasure of their
+// address would delete (docs/address-rule.md). Search uses participantHits.
+const participantCondition = `m.id IN (SELECT id FROM address_role WHERE addr = ?)`
+
+// addressKey is the match key of an address (analyzer.Normalize); one the rule refuses is
+// kept lower-cased, and matches no key.
+func addressKey(addr string) string {
+	if key, err := analyzer.Normalize(addr); err == nil {
+		return key
+	}
+	return strings.ToLower(strings.TrimSpace(addr))
+}
+
+// domainKey is addressKey's counterpart for a domain (analyzer.NormalizeDomain).
+func domainKey(domain string) string {
+	if key, err := analyzer.NormalizeDomain(domain); err == nil {
+		return key
+	}
+	return strings.ToLower(strings.TrimSpace(domain))
+}
