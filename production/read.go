@@ -26,7 +26,7 @@ type Reader func(ctx context.Context, tenant string, id int64) (*archive.Documen
 func Checked(read Reader) Reader {
 	return func(ctx context.Context, tenant string, id int64) (*archive.Document, error) {
 		doc, err := read(ctx, tenant, id)
-		if unparsable := (*archive.UnparsableError)(nil); errors.As(err, &unparsable) {
+		if _, unparsable := errors.AsType[*archive.UnparsableError](err); unparsable {
 			return nil, fmt.Errorf("%w: %w", ErrUnreadable, err)
 		}
 		if err != nil {
