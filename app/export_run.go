@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -221,16 +220,6 @@ func (r *jobRun) read(ctx context.Context, t ticket) outcome {
 	return o
 }
 
-func (r *jobRun) pendingErasure(doc *archive.Document) bool {
-	addrs := *r.erasure.Load()
-	for _, p := range doc.Participants {
-		if addrs[p] {
-			return true
-		}
-	}
-	return false
-}
-
 // write takes the outcomes in email_ids order, produces the documents and records the
 // items, flushing a batch every ProgressItems items or ProgressInterval.
 func (r *jobRun) write(ctx context.Context, results <-chan outcome, tokens <-chan struct{}) error {
@@ -384,31 +373,4 @@ func (r *jobRun) finish(ctx context.Context, err error) {
 		r.x.cfg.Logger.Error("record export failure", "job_id", r.job.JobID, "error", ferr.Error())
 	}
 	r.x.cfg.Logger.Warn("export failed", "job_id", r.job.JobID, "error", message)
-}
-
-// refreshErasure reads the addresses of the tenant's approved and executing erasure
-// requests: their mail is about to be erased, so it is not produced.
-func (r *jobRun) refreshErasure(ctx context.Context) error {
-	db := r.x.store.DB()
-	rows, err := db.QueryContext(ctx, db.Rebind(`SELECT email_addresses FROM gdpr_requests WHERE tenant_id = ? AND status IN ('approved', 'executing')`), r.job.TenantID)
-	if err != nil {
-		return fmt.Errorf("read pending erasures: %w", err)
-	}
-	defer rows.Close()
-	addrs := map[string]bool{}
-	for rows.Next() {
-		var list string
-		if err := rows.Scan(&list); err != nil {
-			return err
-		}
-		var parsed []string
-		if err := json.Unmarshal([]byte(list), &parsed); err != nil {
-			return fmt.Errorf("erasure addresses: %w", err)
-		}
-		for _, a := range parsed {
-			addrs[a] = true
-		}
-	}
-	r.erasure.Store(&addrs)
-	return rows.Err()
 }

@@ -25,9 +25,9 @@ func (e *UnparsableError) Error() string { return fmt.Sprintf("message %d: %v", 
 func (e *UnparsableError) Unwrap() error { return e.Err }
 
 // Document is a stored message read whole, for a reader that hands messages over as they
-// are (the eDiscovery export): its metadata, its original bytes
-// (integrity checked), its parse and the hashes of the original. The archive reads and
-// checks; what the reader makes of it is its own.
+// are (the eDiscovery export): its metadata, its original bytes (integrity checked), its
+// parse and the hashes of the original. The archive reads and checks; what the reader
+// makes of it is its own.
 type Document struct {
 	EmailID int64
 	Arrived time.Time
