@@ -24,14 +24,14 @@ test: build lint
 	GO=$(GO) bin/testsummary $(TESTFLAGS) -p 2 $(PKGS)
 
 # The race detector over the packages that run goroutines of their own: the ledger and
-# its consumers, the use cases (exports, background work), the archive (parallel writes)
-# and the HTTP handlers. -short leaves out the tests that cost minutes without adding
+# its consumers, the use cases (exports, background work), the archive and the production
+# writer (parallel writes) and the HTTP handlers. -short leaves out the tests that cost minutes without adding
 # concurrency under race (child processes killed mid-stream, messages of 24 to 290 MB
 # parsed for their heap peak); the same tests run in `make test`. Measured with CI=true on
 # SQLite, PostgreSQL and MariaDB (2026-11-24, 2 cores shared with four other test runs, load
 # 8 to 16): 15 min wall at 48% of one core, 7 min of CPU (without -short: 24 min). On the
 # two cores alone that is about 4 to 6 minutes.
-RACE_PKGS := ./eventstore/... ./app/... ./archive/... ./handlers/...
+RACE_PKGS := ./eventstore/... ./app/... ./archive/... ./production/... ./handlers/...
 test-race:
 	$(GO) build -o bin/testsummary ./tools/testsummary
 	GO=$(GO) bin/testsummary -race -short $(TESTFLAGS) -p 2 $(RACE_PKGS)

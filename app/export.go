@@ -12,6 +12,7 @@ import (
 	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/domain/export"
 	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/production"
 	"github.com/mailledger/mailledger/projections"
 )
 
@@ -85,7 +86,7 @@ func (x *Exports) Create(ctx context.Context, tenant string, req export.Request,
 		return nil, err
 	}
 	jobID := uuid.Must(uuid.NewV7()).String()
-	if _, err := archive.ProductionDir(x.cfg.Dir, tenant, jobID); err != nil {
+	if _, err := production.Dir(x.cfg.Dir, tenant, jobID); err != nil {
 		return nil, err
 	}
 	created := &export.Created{JobID: jobID, TenantID: tenant, Config: cfg, CreatedBy: md.Actor}
@@ -169,7 +170,7 @@ func (x *Exports) Delete(ctx context.Context, tenant, jobID string, md domain.Me
 		return err
 	}
 	x.wait(jobID) // a cancelled run may still be removing its output
-	return archive.RemoveProduction(x.cfg.Dir, j.TenantID, j.JobID)
+	return production.Remove(x.cfg.Dir, j.TenantID, j.JobID)
 }
 
 // decideAttempts bounds the retries of a command that lost a race with the runner's

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/domain/export"
 	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/production"
 )
 
 // ExportSchedulerConsumer names the consumer that admits pending jobs (its offset's key in
@@ -114,7 +114,7 @@ func (x *Exports) recoverInterrupted(ctx context.Context) error {
 // failed job never has files. A removal that fails is logged, and the failure recorded
 // all the same.
 func (x *Exports) failJob(ctx context.Context, j *export.Job, message string) error {
-	if err := archive.RemoveProduction(x.cfg.Dir, j.TenantID, j.JobID); err != nil {
+	if err := production.Remove(x.cfg.Dir, j.TenantID, j.JobID); err != nil {
 		x.cfg.Logger.Error("remove export output", "job_id", j.JobID, "error", err.Error())
 	}
 	_, err := x.decide(ctx, AllTenants, j.JobID, domain.Metadata{Actor: exportActor}, func(j *export.Job) (domain.Event, error) {

@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"mime"
 
-	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/domain/export"
+	"github.com/mailledger/mailledger/production"
 )
 
 // ErrProductionMissing means a completed job's directory is gone from DIR_EXPORT.
@@ -36,7 +36,7 @@ func (d *ExportDownload) ContentDisposition() string {
 // Stream writes the ZIP of the job directory straight to w (no temporary copy) and
 // returns the bytes written.
 func (d *ExportDownload) Stream(ctx context.Context, w io.Writer) (int64, error) {
-	return archive.WriteProductionZip(ctx, d.root, d.tenant, d.jobID, w)
+	return production.WriteZip(ctx, d.root, d.tenant, d.jobID, w)
 }
 
 // ExportFileName is the download file name of a job: ediscovery-<prefix>-<job id>.zip.
@@ -58,8 +58,8 @@ func (x *Exports) OpenDownload(ctx context.Context, tenant, jobID string, md dom
 	if j.Status != export.StatusCompleted {
 		return nil, fmt.Errorf("%w: export %s is %s", export.ErrNotReady, jobID, j.Status)
 	}
-	if err := archive.CheckProduction(x.cfg.Dir, j.TenantID, j.JobID); err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, archive.ErrLinkRefused) {
+	if err := production.Check(x.cfg.Dir, j.TenantID, j.JobID); err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, production.ErrLinkRefused) {
 			return nil, fmt.Errorf("%w: export %s: %w", ErrProductionMissing, jobID, err)
 		}
 		return nil, err

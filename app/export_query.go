@@ -33,7 +33,7 @@ type ExportView struct {
 	CreatedAt    time.Time     `json:"created_at"`
 	StartedAt    *time.Time    `json:"started_at"`
 	CompletedAt  *time.Time    `json:"completed_at"`
-	// ManifestHash is the SHA-256 over every produced file (archive.Manifest), set on
+	// ManifestHash is the SHA-256 over every produced file (production.Manifest), set on
 	// completion and recorded in the ledger.
 	ManifestHash *string `json:"manifest_hash"`
 	Progress     float64 `json:"progress"`

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/domain/export"
 	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/production"
 )
 
 // Skip reasons, the error_message of skipped items.
@@ -35,9 +35,10 @@ type jobRun struct {
 	ids    []int64
 	tenant string
 	// readDoc is how a worker reads one email: Archive.ReadNative when the production holds
-	// natives only (no MIME parse at all), else Archive.ReadDocument.
-	readDoc func(ctx context.Context, tenant string, id int64) (*archive.Document, error)
-	prod    *archive.Production
+	// natives only (no MIME parse at all), else Archive.ReadDocument, with the production's
+	// own checks (production.Checked).
+	readDoc production.Reader
+	prod    *production.Writer
 	next    int64 // the next Bates number
 	batch   []export.Item
 	flushed time.Time
@@ -63,17 +64,18 @@ func (x *Exports) runJob(ctx context.Context, jobID string) {
 		}
 		return
 	}
-	r := &jobRun{x: x, job: j, ids: j.Config.EmailIDs, tenant: j.TenantID, readDoc: x.arc.ReadDocument,
-		next: j.NextBates(), flushed: time.Now()}
+	read := x.arc.ReadDocument
 	if !j.Config.IncludeText && !j.Config.IncludeAttachments {
-		r.readDoc = x.arc.ReadNative
+		read = x.arc.ReadNative
 	}
+	r := &jobRun{x: x, job: j, ids: j.Config.EmailIDs, tenant: j.TenantID, readDoc: production.Checked(read),
+		next: j.NextBates(), flushed: time.Now()}
 	err = r.run(ctx)
 	r.finish(ctx, err)
 }
 
 func (r *jobRun) run(ctx context.Context) error {
-	prod, err := archive.CreateProduction(r.x.cfg.Dir, r.job.TenantID, r.job.JobID, productionConfig(r.job.Config))
+	prod, err := production.Create(r.x.cfg.Dir, r.job.TenantID, r.job.JobID, productionConfig(r.job.Config))
 	if err != nil {
 		return err
 	}
@@ -90,8 +92,8 @@ func (r *jobRun) run(ctx context.Context) error {
 	return r.complete(ctx)
 }
 
-func productionConfig(c export.Config) archive.ProductionConfig {
-	return archive.ProductionConfig{
+func productionConfig(c export.Config) production.Config {
+	return production.Config{
 		Prefix: c.BatesPrefix, Digits: c.BatesDigits, Natives: c.IncludeNatives, Text: c.IncludeText,
 		Attachments: c.IncludeAttachments, ByCustodian: c.OrganizeByCustodian,
 		CSV: c.LoadFileFormat != export.FormatDAT, DAT: c.LoadFileFormat != export.FormatCSV,
@@ -206,7 +208,7 @@ func (r *jobRun) read(ctx context.Context, t ticket) outcome {
 	switch {
 	case errors.Is(err, archive.ErrNotFound):
 		o.item.Status, o.item.ErrorMessage = export.ItemSkipped, SkipNotFound
-	case errors.Is(err, archive.ErrIntegrity), errors.Is(err, archive.ErrUnknownKey), errors.Is(err, archive.ErrUnreadable):
+	case errors.Is(err, archive.ErrIntegrity), errors.Is(err, archive.ErrUnknownKey), errors.Is(err, production.ErrUnreadable):
 		o.item.Status, o.item.ErrorMessage = export.ItemFailed, err.Error()
 	case err != nil:
 		o.err = fmt.Errorf("read email %d: %w", id, err)
@@ -216,16 +218,6 @@ func (r *jobRun) read(ctx context.Context, t ticket) outcome {
 		o.doc = doc
 	}
 	return o
-}
-
-func (r *jobRun) pendingErasure(doc *archive.Document) bool {
-	addrs := *r.erasure.Load()
-	for _, p := range doc.Participants {
-		if addrs[p] {
-			return true
-		}
-	}
-	return false
 }
 
 // write takes the outcomes in email_ids order, produces the documents and records the
@@ -381,31 +373,4 @@ func (r *jobRun) finish(ctx context.Context, err error) {
 		r.x.cfg.Logger.Error("record export failure", "job_id", r.job.JobID, "error", ferr.Error())
 	}
 	r.x.cfg.Logger.Warn("export failed", "job_id", r.job.JobID, "error", message)
-}
-
-// refreshErasure reads the addresses of the tenant's approved and executing erasure
-// requests: their mail is about to be erased, so it is not produced.
-func (r *jobRun) refreshErasure(ctx context.Context) error {
-	db := r.x.store.DB()
-	rows, err := db.QueryContext(ctx, db.Rebind(`SELECT email_addresses FROM gdpr_requests WHERE tenant_id = ? AND status IN ('approved', 'executing')`), r.job.TenantID)
-	if err != nil {
-		return fmt.Errorf("read pending erasures: %w", err)
-	}
-	defer rows.Close()
-	addrs := map[string]bool{}
-	for rows.Next() {
-		var list string
-		if err := rows.Scan(&list); err != nil {
-			return err
-		}
-		var parsed []string
-		if err := json.Unmarshal([]byte(list), &parsed); err != nil {
-			return fmt.Errorf("erasure addresses: %w", err)
-		}
-		for _, a := range parsed {
-			addrs[a] = true
-		}
-	}
-	r.erasure.Store(&addrs)
-	return rows.Err()
 }

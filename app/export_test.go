@@ -26,6 +26,7 @@ import (
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/domain/export"
+	"github.com/mailledger/mailledger/production"
 	"github.com/mailledger/mailledger/projections"
 )
 
@@ -60,7 +61,7 @@ func TestExportCorpusEveryOption(t *testing.T) {
 		require.Equal(t, export.StatusCompleted, c.view.Status, "error: %v", c.view.ErrorMessage)
 		c.files = c.f.download("acme", v.JobID)
 		c.checkItems()
-		rows := readCSV(t, c.files[archive.LoadFileCSV])
+		rows := readCSV(t, c.files[production.LoadFileCSV])
 		c.checkDAT(rows)
 		c.checkRows(rows)
 		c.checkLedger()
@@ -186,7 +187,7 @@ func (c *productionCase) checkItems() {
 // checkDAT: the DAT file, read as docs/api.md describes it, holds the CSV's rows (a CSV
 // value that starts with a quote is the value with a quote before it, docs/api.md says).
 func (c *productionCase) checkDAT(csvRows []map[string]string) {
-	datRows := readDAT(c.f.t, c.files[archive.LoadFileDAT], specDelimiters)
+	datRows := readDAT(c.f.t, c.files[production.LoadFileDAT], specDelimiters)
 	require.Len(c.f.t, datRows, len(csvRows))
 	for i := range csvRows {
 		for col, v := range csvRows[i] {
@@ -205,7 +206,7 @@ var (
 // holds exactly the files the load file names.
 func (c *productionCase) checkRows(rows []map[string]string) {
 	t := c.f.t
-	named := map[string]bool{archive.LoadFileCSV: true, archive.LoadFileDAT: true}
+	named := map[string]bool{production.LoadFileCSV: true, production.LoadFileDAT: true}
 	emails := map[string]map[string]string{}
 	var attachments []map[string]string
 	for _, r := range rows {
@@ -266,7 +267,7 @@ func (c *productionCase) checkEmailRow(r map[string]string, named map[string]boo
 	folder := r["CUSTODIAN"]
 	assert.Equal(t, msg.From, folder)
 	if !safeFolder.MatchString(folder) {
-		folder = archive.CustodianFolder(folder)
+		folder = production.CustodianFolder(folder)
 	}
 	require.True(t, safeFolder.MatchString(folder), "custodian folder %q", folder)
 	assert.Equal(t, folder+"/NATIVES/"+doc+".eml", r["NATIVEPATH"])
@@ -328,7 +329,7 @@ func (c *productionCase) checkLedger() {
 		}
 	}
 	require.Equal(t, 1, completions, "completion events")
-	for _, name := range []string{archive.LoadFileCSV, archive.LoadFileDAT} {
+	for _, name := range []string{production.LoadFileCSV, production.LoadFileDAT} {
 		sum := sha256.Sum256(c.files[name])
 		assert.Equal(t, hex.EncodeToString(sum[:]), done.LoadFiles[name], "hash of %s", name)
 	}
@@ -348,7 +349,7 @@ func (c *productionCase) checkLedger() {
 	assert.Less(t, progress, len(c.ids)/2, "progress is recorded in batches, not per email")
 }
 
-// manifestOf computes a manifest as archive.Manifest documents it, from the files alone:
+// manifestOf computes a manifest as production.Manifest documents it, from the files alone:
 // one "<sha256>  <path>\n" line per file, paths ordered folder by folder by name.
 func manifestOf(files map[string][]byte) (string, int64) {
 	names := make([]string, 0, len(files))

@@ -16,8 +16,8 @@ func (p *Parser) SplitMultipart(raw []byte) bool {
 	return err == nil && strings.HasPrefix(root.ContentType, "multipart/")
 }
 
-// ParseForProduction is the parse a production reads (ReadDocument) for the tests: the
-// Parsed and the attachments' MD5s.
-func (p *Parser) ParseForProduction(raw []byte, digest [32]byte) (*Parsed, [][16]byte, error) {
-	return p.parseForProduction(raw, digest)
+// ParseLean is the lean parse of ReadDocument for the tests: the Parsed and the
+// attachments' MD5s.
+func (p *Parser) ParseLean(raw []byte, digest [32]byte) (*Parsed, [][16]byte, error) {
+	return p.parseLean(raw, digest)
 }

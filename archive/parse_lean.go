@@ -8,14 +8,14 @@ import (
 	"github.com/mailledger/mailledger/archive/charset"
 )
 
-// parseForProduction is ParseChecked for a production (ReadDocument): the same part tree,
-// decoding, text, attachments and header fields, without what a production never reads and
-// the import needs: the warnings (strings made from every part's errors), the spam flag and
-// a second copy of the text. Each attachment's MD5, which the load files need, is computed
-// in the same pass as its SHA-256, while its decoded bytes are in the cache, and returned
-// beside the parse. The output of a production is the same as through ParseChecked
-// (TestParseForProductionMatchesParse).
-func (p *Parser) parseForProduction(raw []byte, digest [32]byte) (*Parsed, [][16]byte, error) {
+// parseLean is ParseChecked for a reader of whole documents (ReadDocument): the same part
+// tree, decoding, text, attachments and header fields, without what such a reader never
+// reads and the import needs: the warnings (strings made from every part's errors), the
+// spam flag and a second copy of the text. Each attachment's MD5, which the export's load
+// files need, is computed in the same pass as its SHA-256, while its decoded bytes are in
+// the cache, and returned beside the parse. Every field it returns is the same as through
+// ParseChecked (TestParseLeanMatchesParse).
+func (p *Parser) parseLean(raw []byte, digest [32]byte) (*Parsed, [][16]byte, error) {
 	content := withoutFromLine(raw)
 	if !looksLikeMessage(content) {
 		return nil, nil, ErrNotMessage
@@ -39,13 +39,13 @@ func (p *Parser) parseForProduction(raw []byte, digest [32]byte) (*Parsed, [][16
 		out.Text = string(charset.Text([]byte(env.text)))
 	}
 	var sums [][16]byte
-	out.Attachments, sums = productionAttachments(env)
+	out.Attachments, sums = attachmentsWithMD5(env)
 	return out, sums, nil
 }
 
-// productionAttachments is attachmentsOf with the MD5 of each attachment besides its
+// attachmentsWithMD5 is attachmentsOf with the MD5 of each attachment besides its
 // SHA-256.
-func productionAttachments(env *envelope) ([]Attachment, [][16]byte) {
+func attachmentsWithMD5(env *envelope) ([]Attachment, [][16]byte) {
 	out := attachmentsOf(env)
 	sums := make([][16]byte, len(out))
 	for i, a := range out {

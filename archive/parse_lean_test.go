@@ -15,12 +15,12 @@ import (
 	"github.com/mailledger/mailledger/archive/archivetest"
 )
 
-// TestParseForProductionMatchesParse: the parse of a production gives what ParseChecked
-// gives of every field a production writes (text, attachments, header fields, the note), and
-// the MD5 of each attachment; only the warnings and the spam flag, which no production
-// reads, are left out. Over the corpus and generated messages (raw 8-bit headers, HTML
-// only, nested past the bounds, not a message).
-func TestParseForProductionMatchesParse(t *testing.T) {
+// TestParseLeanMatchesParse: the lean parse of ReadDocument gives what ParseChecked gives
+// of every field a reader of documents writes (text, attachments, header fields, the
+// note), and the MD5 of each attachment; only the warnings and the spam flag, which no
+// such reader reads, are left out. Over the corpus and generated messages (raw 8-bit
+// headers, HTML only, nested past the bounds, not a message).
+func TestParseLeanMatchesParse(t *testing.T) {
 	p := archive.NewParser("X-Spam-Flag: YES")
 	inputs := map[string][]byte{}
 	for _, path := range archivetest.CorpusFiles(t) {
@@ -41,7 +41,7 @@ func TestParseForProductionMatchesParse(t *testing.T) {
 	for name, raw := range inputs {
 		digest := sha256.Sum256(raw)
 		want, wantErr := p.ParseChecked(raw, digest)
-		got, sums, err := p.ParseForProduction(raw, digest)
+		got, sums, err := p.ParseLean(raw, digest)
 		if wantErr != nil {
 			assert.Equal(t, wantErr.Error(), fmt.Sprint(err), name)
 			continue

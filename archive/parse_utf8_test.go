@@ -85,48 +85,22 @@ func TestParseRawHeaderBytes(t *testing.T) {
 	}
 }
 
-// TestParseCorpusIsUTF8: every field of every corpus message decodes strictly as UTF-8, and
-// so does every load file of a production of them all (CSV and both DAT sets).
+// TestParseCorpusIsUTF8: every field of every corpus message decodes strictly as UTF-8
+// (the load files of an export of them all are checked where the export is written).
 func TestParseCorpusIsUTF8(t *testing.T) {
 	p := archive.NewParser("X-Spam-Flag: YES")
-	root := t.TempDir()
-	dirs := map[string]bool{}
-	for i, concordance := range []bool{false, true} {
-		job := []string{"0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c"}[i]
-		prod, err := archive.CreateProduction(root, "acme", job, archive.ProductionConfig{
-			Prefix: "U", Digits: 6, Natives: true, Text: true, Attachments: true, CSV: true, DAT: true, Concordance: concordance, DateFormat: "iso8601"})
+	n := 0
+	for _, path := range archivetest.CorpusFiles(t) {
+		raw, err := os.ReadFile(path)
 		require.NoError(t, err)
-		n := 0
-		for _, path := range archivetest.CorpusFiles(t) {
-			raw, err := os.ReadFile(path)
-			require.NoError(t, err)
-			m, err := p.Parse(raw)
-			if err != nil {
-				continue
-			}
-			assertUTF8(t, filepath.Base(path), m)
-			n++
-			_, err = prod.Add(int64(n), document(int64(n), string(raw), m))
-			require.NoError(t, err)
+		m, err := p.Parse(raw)
+		if err != nil {
+			continue
 		}
-		_, err = prod.Close()
-		require.NoError(t, err)
-		dirs[prod.Dir()] = true
+		assertUTF8(t, filepath.Base(path), m)
+		n++
 	}
-	for dir := range dirs {
-		checked := 0
-		require.NoError(t, filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
-			if err != nil || info.IsDir() || !(strings.HasPrefix(info.Name(), "loadfile.") || strings.Contains(path, "/TEXT/")) {
-				return err
-			}
-			b, err := os.ReadFile(path)
-			require.NoError(t, err)
-			assert.True(t, utf8.Valid(b), "%s is not valid UTF-8", path)
-			checked++
-			return nil
-		}))
-		assert.Greater(t, checked, 2)
-	}
+	assert.Positive(t, n, "corpus messages parsed")
 }
 
 // TestSearchFindsDecodedSubject: the corpus message with Forma\xe7\xe3o raw in its Subject is

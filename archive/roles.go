@@ -11,7 +11,7 @@ import (
 // top-level header fields, in order and as written; the archive keeps analyzer.Distinct of
 // them (Parsed.Roles) and stores them in address_role, which the erasure scope, the legal
 // holds, purge, the from= and to= search filters, a plain user's visibility and the
-// custodians of a production read.
+// custodians of an eDiscovery export read.
 
 // Role numbers in address_role.role: analyzer's.
 const (

@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/mailledger/mailledger/app"
-	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/domain/export"
+	"github.com/mailledger/mailledger/production"
 )
 
 func TestClassifyMapsExportErrors(t *testing.T) {
@@ -23,7 +23,7 @@ func TestClassifyMapsExportErrors(t *testing.T) {
 		{fmt.Errorf("%w: export x: no such directory", app.ErrProductionMissing), 410, "export_files_missing"},
 		{&domain.TransitionError{Subject: "export x", State: "completed", Action: "cancel", Need: "pending or running"}, 409, "invalid_transition"},
 		{fmt.Errorf("%w: export x", app.ErrNotFound), 404, "not_found"},
-		{fmt.Errorf("%w: tenant %q", archive.ErrBadProduction, "../x"), 500, "internal"},
+		{fmt.Errorf("%w: tenant %q", production.ErrInvalid, "../x"), 500, "internal"},
 		{ErrExportsUnavailable, 503, "exports_unavailable"},
 	}
 	for _, tc := range cases {

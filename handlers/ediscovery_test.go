@@ -24,6 +24,7 @@ import (
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/domain/export"
+	"github.com/mailledger/mailledger/production"
 )
 
 // loadFileHeader is docs/api.md's load-file column list, in order.
@@ -71,8 +72,8 @@ func TestExportOverHTTP(t *testing.T) {
 		done := c.f.awaitExport(auditorUser, c.job.JobID, export.StatusCompleted, export.StatusFailed)
 		require.Equal(t, export.StatusCompleted, done.Status, "error: %v", done.ErrorMessage)
 		c.files = c.download()
-		c.checkCSV(c.files[archive.LoadFileCSV])
-		c.checkDATHeader(c.files[archive.LoadFileDAT])
+		c.checkCSV(c.files[production.LoadFileCSV])
+		c.checkDATHeader(c.files[production.LoadFileDAT])
 		c.checkCompleted(done)
 		c.download()
 		c.checkDownloadLog(2)
@@ -156,7 +157,7 @@ func (c *productionOverHTTP) checkCSV(data []byte) {
 	r.FieldsPerRecord = len(loadFileHeader)
 	records, err := r.ReadAll()
 	require.NoError(t, err, "encoding/csv reads the load file")
-	named := map[string]bool{archive.LoadFileCSV: true, archive.LoadFileDAT: true}
+	named := map[string]bool{production.LoadFileCSV: true, production.LoadFileDAT: true}
 	rows := 0
 	for _, rec := range records[1:] {
 		row := map[string]string{}
@@ -182,7 +183,7 @@ func (c *productionOverHTTP) checkFile(row map[string]string, named map[string]b
 	assert.Equal(t, hex.EncodeToString(sum[:]), row["SHA256HASH"], row["DOCID"])
 	assert.Equal(t, hex.EncodeToString(md[:]), row["MD5HASH"], row["DOCID"])
 	assert.Equal(t, strconv.Itoa(len(data)), row["FILESIZE"], row["DOCID"])
-	folder := archive.CustodianFolder(row["CUSTODIAN"])
+	folder := production.CustodianFolder(row["CUSTODIAN"])
 	assert.True(t, strings.HasPrefix(row["NATIVEPATH"], folder+"/"), "%s sits in its custodian's folder", row["NATIVEPATH"])
 	if row["PARENTID"] != "" {
 		assert.True(t, strings.HasPrefix(row["DOCID"], row["PARENTID"]+"_"), "attachment %s of %s", row["DOCID"], row["PARENTID"])
@@ -222,7 +223,7 @@ func (c *productionOverHTTP) checkDATHeader(data []byte) {
 	t := c.f.t
 	header := "\u00B6" + strings.Join(loadFileHeader, "\u00B6\u00FE\u00B6") + "\u00B6\r\n"
 	require.True(t, bytes.HasPrefix(data, []byte(header)), "DAT header row: %.80q", data)
-	csvRecords, err := csv.NewReader(bytes.NewReader(c.files[archive.LoadFileCSV][3:])).ReadAll()
+	csvRecords, err := csv.NewReader(bytes.NewReader(c.files[production.LoadFileCSV][3:])).ReadAll()
 	require.NoError(t, err)
 	assert.Equal(t, len(csvRecords), bytes.Count(data, []byte("\r\n")), "DAT lines")
 }

@@ -1,4 +1,4 @@
-package archive_test
+package production_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/production"
 )
 
 // linkCase is DIR_EXPORT beside a directory "elsewhere" that must never be written,
@@ -50,7 +51,7 @@ func (c *linkCase) untouched() {
 	assert.Equal(c.t, "keep", string(b))
 }
 
-var linkConfig = archive.ProductionConfig{Prefix: "L", Digits: 3, Natives: true, ByCustodian: true, CSV: true, DateFormat: "iso8601"}
+var linkConfig = production.Config{Prefix: "L", Digits: 3, Natives: true, ByCustodian: true, CSV: true, DateFormat: "iso8601"}
 
 // TestProductionRefusesLinkedDirectories: a symbolic link at the tenant folder, the
 // ediscovery folder or the job directory makes the production fail with
@@ -60,8 +61,8 @@ func TestProductionRefusesLinkedDirectories(t *testing.T) {
 		t.Run(at, func(t *testing.T) {
 			c := newLinkCase(t)
 			c.link(c.elsewhere, filepath.Join(c.root, filepath.FromSlash(at)))
-			_, err := archive.CreateProduction(c.root, "acme", testJob, linkConfig)
-			require.ErrorIs(t, err, archive.ErrLinkRefused)
+			_, err := production.Create(c.root, "acme", testJob, linkConfig)
+			require.ErrorIs(t, err, production.ErrLinkRefused)
 			assert.Contains(t, err.Error(), "symbolic link")
 			c.untouched()
 		})
@@ -78,7 +79,7 @@ func TestProductionRefusesLinkedFolderAndFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newLinkCase(t)
-			p, err := archive.CreateProduction(c.root, "acme", testJob, linkConfig)
+			p, err := production.Create(c.root, "acme", testJob, linkConfig)
 			require.NoError(t, err)
 			_, err = p.Add(1, document(1, "raw one", &archive.Parsed{From: "ann@x.test"}))
 			require.NoError(t, err)
@@ -101,7 +102,7 @@ func TestRemoveProductionRemovesOnlyLinks(t *testing.T) {
 	t.Run("job directory", func(t *testing.T) {
 		c := newLinkCase(t)
 		c.link(c.elsewhere, c.job)
-		require.NoError(t, archive.RemoveProduction(c.root, "acme", testJob))
+		require.NoError(t, production.Remove(c.root, "acme", testJob))
 		_, err := os.Lstat(c.job)
 		assert.ErrorIs(t, err, os.ErrNotExist, "the link is removed")
 		c.untouched()
@@ -111,7 +112,7 @@ func TestRemoveProductionRemovesOnlyLinks(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(c.job, "NATIVES"), 0o750))
 		c.link(c.elsewhere, filepath.Join(c.job, "NATIVES", "dir"))
 		c.link(filepath.Join(c.elsewhere, "keep.txt"), filepath.Join(c.job, "file"))
-		require.NoError(t, archive.RemoveProduction(c.root, "acme", testJob))
+		require.NoError(t, production.Remove(c.root, "acme", testJob))
 		assert.NoDirExists(t, c.job)
 		c.untouched()
 	})
@@ -119,8 +120,8 @@ func TestRemoveProductionRemovesOnlyLinks(t *testing.T) {
 		c := newLinkCase(t)
 		require.NoError(t, os.MkdirAll(filepath.Join(c.elsewhere, "ediscovery", testJob), 0o750))
 		c.link(c.elsewhere, filepath.Join(c.root, "acme"))
-		err := archive.RemoveProduction(c.root, "acme", testJob)
-		assert.ErrorIs(t, err, archive.ErrLinkRefused)
+		err := production.Remove(c.root, "acme", testJob)
+		assert.ErrorIs(t, err, production.ErrLinkRefused)
 		assert.DirExists(t, filepath.Join(c.elsewhere, "ediscovery", testJob), "not removed through the link")
 	})
 }
@@ -131,13 +132,13 @@ func TestProductionZipRefusesLinks(t *testing.T) {
 	ctx := context.Background()
 	c := newLinkCase(t)
 	c.link(c.elsewhere, c.job)
-	_, err := archive.WriteProductionZip(ctx, c.root, "acme", testJob, &bytes.Buffer{})
-	assert.ErrorIs(t, err, archive.ErrLinkRefused)
-	_, err = archive.ProductionManifest(ctx, c.root, "acme", testJob)
-	assert.ErrorIs(t, err, archive.ErrLinkRefused)
+	_, err := production.WriteZip(ctx, c.root, "acme", testJob, &bytes.Buffer{})
+	assert.ErrorIs(t, err, production.ErrLinkRefused)
+	_, err = production.ReadManifest(ctx, c.root, "acme", testJob)
+	assert.ErrorIs(t, err, production.ErrLinkRefused)
 
 	require.NoError(t, os.Remove(c.job))
-	p, err := archive.CreateProduction(c.root, "acme", testJob, linkConfig)
+	p, err := production.Create(c.root, "acme", testJob, linkConfig)
 	require.NoError(t, err)
 	_, err = p.Add(1, document(1, "raw one", &archive.Parsed{From: "ann@x.test"}))
 	require.NoError(t, err)
@@ -145,17 +146,17 @@ func TestProductionZipRefusesLinks(t *testing.T) {
 	require.NoError(t, err)
 	c.link(filepath.Join(c.elsewhere, "keep.txt"), filepath.Join(c.job, "secret.txt"))
 	c.link(c.elsewhere, filepath.Join(c.job, "ann@x.test", "more"))
-	m, err := archive.ProductionManifest(ctx, c.root, "acme", testJob)
+	m, err := production.ReadManifest(ctx, c.root, "acme", testJob)
 	require.NoError(t, err)
 	assert.Equal(t, p.Manifest(), m, "links are not part of the production")
 	var buf bytes.Buffer
-	_, err = archive.WriteProductionZip(ctx, c.root, "acme", testJob, &buf)
+	_, err = production.WriteZip(ctx, c.root, "acme", testJob, &buf)
 	require.NoError(t, err)
 	assert.NotContains(t, buf.String(), "keep", "nothing read through a link")
-	assert.NoError(t, archive.CheckProduction(c.root, "acme", testJob))
+	assert.NoError(t, production.Check(c.root, "acme", testJob))
 	require.NoError(t, os.RemoveAll(c.job))
-	assert.ErrorIs(t, archive.CheckProduction(c.root, "acme", testJob), os.ErrNotExist)
+	assert.ErrorIs(t, production.Check(c.root, "acme", testJob), os.ErrNotExist)
 	c.link(c.elsewhere, c.job)
-	assert.ErrorIs(t, archive.CheckProduction(c.root, "acme", testJob), archive.ErrLinkRefused)
+	assert.ErrorIs(t, production.Check(c.root, "acme", testJob), production.ErrLinkRefused)
 	c.untouched()
 }

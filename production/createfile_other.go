@@ -1,6 +1,6 @@
 //go:build !linux
 
-package archive
+package production
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package archive_test
+package production_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/production"
 )
 
 // TestCSVNeutralisesFormulas: every CSV cell that starts with = + - @, a tab, a carriage
@@ -23,7 +24,7 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 		MessageID: "\r=2", InReplyTo: "'x", References: "+3",
 		Attachments: []archive.Attachment{{Seq: 1, Name: "=cmd|' /C calc'!A0", Type: "text/plain", Content: []byte("x")}}}
 	root := t.TempDir()
-	p, err := archive.CreateProduction(root, "acme", testJob, archive.ProductionConfig{Prefix: "P", Digits: 3,
+	p, err := production.Create(root, "acme", testJob, production.Config{Prefix: "P", Digits: 3,
 		Natives: true, Attachments: true, ByCustodian: true, CSV: true, DAT: true, DateFormat: "iso8601"})
 	require.NoError(t, err)
 	_, err = p.Add(1, document(42, "Subject: x\r\n\r\nbody\r\n", msg))
@@ -31,13 +32,13 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 	_, err = p.Close()
 	require.NoError(t, err)
 
-	data, err := os.ReadFile(filepath.Join(p.Dir(), archive.LoadFileCSV))
+	data, err := os.ReadFile(filepath.Join(p.Dir(), production.LoadFileCSV))
 	require.NoError(t, err)
 	rows, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF")))).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, 3, "header, email, attachment")
 	cell := func(row int, col string) string {
-		i := slices.Index(archive.LoadFileColumns, col)
+		i := slices.Index(production.LoadFileColumns, col)
 		require.GreaterOrEqual(t, i, 0, col)
 		return rows[row][i]
 	}
@@ -49,9 +50,9 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 		assert.Equal(t, want, cell(1, col), "email row %s", col)
 	}
 	assert.Equal(t, "'=cmd|' /C calc'!A0", cell(2, "ATTACHNAMES"), "attachment row name")
-	assert.Equal(t, archive.LoadFileColumns, rows[0], "header row unchanged")
+	assert.Equal(t, production.LoadFileColumns, rows[0], "header row unchanged")
 
-	dat, err := os.ReadFile(filepath.Join(p.Dir(), archive.LoadFileDAT))
+	dat, err := os.ReadFile(filepath.Join(p.Dir(), production.LoadFileDAT))
 	require.NoError(t, err)
 	for _, exact := range []string{"\u00B6-rf@x.test\u00B6", "\u00B6\t=1+1\u00B6", "\u00B6\u00AE=2\u00B6", "\u00B6'x\u00B6", "\u00B6=cmd|' /C calc'!A0\u00B6"} {
 		assert.Contains(t, string(dat), exact, "the DAT keeps the value exactly")

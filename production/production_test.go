@@ -1,4 +1,4 @@
-package archive_test
+package production_test
 
 import (
 	"archive/zip"
@@ -18,20 +18,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/production"
 )
 
 const testJob = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
 
 func TestProductionDir(t *testing.T) {
-	dir, err := archive.ProductionDir("/exports", "acme.test", testJob)
+	dir, err := production.Dir("/exports", "acme.test", testJob)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join("/exports", "acme.test", "ediscovery", testJob), dir)
 	for _, tc := range []struct{ tenant, job string }{
 		{"..", testJob}, {"a/b", testJob}, {"", testJob}, {".hidden", testJob}, {"acme..x", testJob},
 		{"acme", "../../etc"}, {"acme", strings.ToUpper(testJob)}, {"acme", testJob + "x"}, {"acme", ""},
 	} {
-		_, err := archive.ProductionDir("/exports", tc.tenant, tc.job)
-		assert.ErrorIs(t, err, archive.ErrBadProduction, "tenant %q job %q", tc.tenant, tc.job)
+		_, err := production.Dir("/exports", tc.tenant, tc.job)
+		assert.ErrorIs(t, err, production.ErrInvalid, "tenant %q job %q", tc.tenant, tc.job)
 	}
 }
 
@@ -50,7 +51,7 @@ func TestCustodianFolder(t *testing.T) {
 		"@x.test":                    "_x.test",
 		"=1+2@x.test":                "_1+2@x.test",
 	} {
-		assert.Equal(t, want, archive.CustodianFolder(in), "custodian %q", in)
+		assert.Equal(t, want, production.CustodianFolder(in), "custodian %q", in)
 	}
 }
 
@@ -67,7 +68,7 @@ func TestAttachmentExt(t *testing.T) {
 		{"", "", "bin"},
 		{"photo.jpeg", "image/png", "jpeg"},
 	} {
-		assert.Equal(t, tc.want, archive.AttachmentExt(tc.name, tc.typ), "name %q type %q", tc.name, tc.typ)
+		assert.Equal(t, tc.want, production.AttachmentExt(tc.name, tc.typ), "name %q type %q", tc.name, tc.typ)
 	}
 }
 
@@ -91,7 +92,7 @@ func TestDATQuotingAndDelimiters(t *testing.T) {
 		{true, "\u00FEline1\u00AEline2\u00AEq\u00B6x\u00FE\u00FEy\u00AEz\u00FE", "\x14", "\u00FE"},
 	} {
 		root := t.TempDir()
-		p, err := archive.CreateProduction(root, "acme", testJob, archive.ProductionConfig{
+		p, err := production.Create(root, "acme", testJob, production.Config{
 			Prefix: "P", Digits: 3, Natives: true, DAT: true, DateFormat: "eu", Concordance: tc.concordance})
 		require.NoError(t, err)
 		id, err := p.Add(7, document(42, "Subject: x\r\n\r\nbody\r\n", msg))
@@ -99,7 +100,7 @@ func TestDATQuotingAndDelimiters(t *testing.T) {
 		assert.Equal(t, "P_007", id)
 		_, err = p.Close()
 		require.NoError(t, err)
-		data, err := os.ReadFile(filepath.Join(p.Dir(), archive.LoadFileDAT))
+		data, err := os.ReadFile(filepath.Join(p.Dir(), production.LoadFileDAT))
 		require.NoError(t, err)
 		lines := strings.Split(strings.TrimSuffix(string(data), "\r\n"), "\r\n")
 		require.Len(t, lines, 2, "header and one row")
@@ -113,7 +114,7 @@ func TestDATQuotingAndDelimiters(t *testing.T) {
 // manifest changes when any byte of any file does.
 func TestProductionManifestAndZip(t *testing.T) {
 	root := t.TempDir()
-	p, err := archive.CreateProduction(root, "acme", testJob, archive.ProductionConfig{
+	p, err := production.Create(root, "acme", testJob, production.Config{
 		Prefix: "ZIP", Digits: 4, Natives: true, Text: true, Attachments: true, ByCustodian: true, CSV: true, DAT: true, DateFormat: "iso8601"})
 	require.NoError(t, err)
 	att := archive.Attachment{Seq: 1, Name: "a.txt", Type: "text/plain", Content: []byte("attached")}
@@ -127,12 +128,12 @@ func TestProductionManifestAndZip(t *testing.T) {
 	assert.Len(t, loads, 2)
 
 	ctx := context.Background()
-	m, err := archive.ProductionManifest(ctx, root, "acme", testJob)
+	m, err := production.ReadManifest(ctx, root, "acme", testJob)
 	require.NoError(t, err)
 	assert.Equal(t, 7, m.Files, "2 natives, 2 texts, 1 attachment, 2 load files")
 	assert.Equal(t, m, p.Manifest(), "the manifest made while writing is the one read back")
 	var buf bytes.Buffer
-	n, err := archive.WriteProductionZip(ctx, root, "acme", testJob, &buf)
+	n, err := production.WriteZip(ctx, root, "acme", testJob, &buf)
 	require.NoError(t, err)
 	assert.Equal(t, int64(buf.Len()), n)
 	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
@@ -155,25 +156,25 @@ func TestProductionManifestAndZip(t *testing.T) {
 
 	native := filepath.Join(p.Dir(), "bob@y.test", "NATIVES", "ZIP_0002.eml")
 	require.NoError(t, os.WriteFile(native, []byte("raw twO"), 0o600))
-	changed, err := archive.ProductionManifest(ctx, root, "acme", testJob)
+	changed, err := production.ReadManifest(ctx, root, "acme", testJob)
 	require.NoError(t, err)
 	assert.NotEqual(t, m.Hash, changed.Hash, "one changed byte changes the manifest")
 	require.NoError(t, os.WriteFile(native, []byte("raw two"), 0o600))
-	again, err := archive.ProductionManifest(ctx, root, "acme", testJob)
+	again, err := production.ReadManifest(ctx, root, "acme", testJob)
 	require.NoError(t, err)
 	assert.Equal(t, m.Hash, again.Hash, "the manifest is reproducible")
 }
 
 func TestCreateProductionRefusesBadConfig(t *testing.T) {
 	root := t.TempDir()
-	for _, cfg := range []archive.ProductionConfig{
+	for _, cfg := range []production.Config{
 		{Prefix: "../x", Digits: 6, CSV: true, DateFormat: "iso8601"},
 		{Prefix: "P", Digits: 0, CSV: true, DateFormat: "iso8601"},
 		{Prefix: "P", Digits: 6, CSV: true, DateFormat: "rfc"},
 		{Prefix: "P", Digits: 6, DateFormat: "iso8601"},
 	} {
-		_, err := archive.CreateProduction(root, "acme", testJob, cfg)
-		assert.ErrorIs(t, err, archive.ErrBadProduction, "%+v", cfg)
+		_, err := production.Create(root, "acme", testJob, cfg)
+		assert.ErrorIs(t, err, production.ErrInvalid, "%+v", cfg)
 	}
 	entries, err := os.ReadDir(root)
 	require.NoError(t, err)
@@ -185,10 +186,10 @@ func TestCreateProductionRefusesBadConfig(t *testing.T) {
 // document with no file.
 func TestProductionAddThenAfterTheFiles(t *testing.T) {
 	root := t.TempDir()
-	p, err := archive.CreateProduction(root, "acme", testJob, archive.ProductionConfig{
+	p, err := production.Create(root, "acme", testJob, production.Config{
 		Prefix: "CB", Digits: 4, Natives: true, Text: true, Attachments: true, CSV: true, DateFormat: "iso8601"})
 	require.NoError(t, err)
-	dir, err := archive.ProductionDir(root, "acme", testJob)
+	dir, err := production.Dir(root, "acme", testJob)
 	require.NoError(t, err)
 	var atts []archive.Attachment
 	for i := range 20 {
@@ -222,7 +223,7 @@ func TestProductionAddThenAfterTheFiles(t *testing.T) {
 	assert.Empty(t, <-calls, "every file of the document was written before the call")
 	assert.Empty(t, <-calls)
 
-	none, err := archive.CreateProduction(root, "acme", testJob, archive.ProductionConfig{Prefix: "CB", Digits: 4, CSV: true, DateFormat: "iso8601"})
+	none, err := production.Create(root, "acme", testJob, production.Config{Prefix: "CB", Digits: 4, CSV: true, DateFormat: "iso8601"})
 	require.NoError(t, err)
 	called := 0
 	_, err = none.AddThen(1, document(1, "raw", &archive.Parsed{}), func() { called++ })

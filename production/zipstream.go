@@ -1,10 +1,8 @@
-package archive
+package production
 
 import (
 	"archive/zip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,46 +12,12 @@ import (
 	"strings"
 )
 
-// Manifest sums up the files of a production so that it can later be proven unchanged.
-type Manifest struct {
-	// Hash is the SHA-256 (hex) of one line "<sha256 hex>  <path>\n" per file (the
-	// format of sha256sum), the files taken in the order of a depth-first walk that
-	// visits each folder's entries sorted by name (io/fs.WalkDir), paths relative to the
-	// job directory with "/".
-	Hash  string
-	Files int
-	Size  int64 // bytes of all files
-}
-
-// ProductionManifest reads every file of a job's directory and returns its Manifest.
-// Symbolic links are not part of a production: they are neither followed nor counted,
-// and one at the job directory (or above it, below DIR_EXPORT) is ErrLinkRefused.
-func ProductionManifest(ctx context.Context, root, tenant, jobID string) (Manifest, error) {
-	var m Manifest
-	outer := sha256.New()
-	err := walkFiles(ctx, root, tenant, jobID, func(name string, f fs.File, info fs.FileInfo) error {
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return fmt.Errorf("hash %s: %w", name, err)
-		}
-		fmt.Fprintf(outer, "%s  %s\n", hex.EncodeToString(h.Sum(nil)), name)
-		m.Files++
-		m.Size += info.Size()
-		return nil
-	})
-	if err != nil {
-		return Manifest{}, err
-	}
-	m.Hash = hex.EncodeToString(outer.Sum(nil))
-	return m, nil
-}
-
-// WriteProductionZip streams every file of a job's directory to w as a ZIP archive, in
+// WriteZip streams every file of a job's directory to w as a ZIP archive, in
 // the manifest's order, paths relative to the job directory. Entries are stored
 // uncompressed and read one buffer at a time: nothing is copied to a temporary file and
 // memory stays small whatever the production's size. Symbolic links are left out, never
-// followed, as ProductionManifest says. It returns the bytes written.
-func WriteProductionZip(ctx context.Context, root, tenant, jobID string, w io.Writer) (int64, error) {
+// followed, as ReadManifest says. It returns the bytes written.
+func WriteZip(ctx context.Context, root, tenant, jobID string, w io.Writer) (int64, error) {
 	cw := &countingWriter{w: w}
 	zw := zip.NewWriter(cw)
 	err := walkFiles(ctx, root, tenant, jobID, func(name string, f fs.File, info fs.FileInfo) error {
@@ -79,15 +43,15 @@ func WriteProductionZip(ctx context.Context, root, tenant, jobID string, w io.Wr
 // Every folder and file is opened beneath the job directory's descriptor through no
 // link; links are skipped.
 func walkFiles(ctx context.Context, root, tenant, jobID string, fn func(name string, f fs.File, info fs.FileInfo) error) error {
-	dir, err := openProductionDir(root, tenant, jobID)
+	dir, err := openJobDir(root, tenant, jobID)
 	if err != nil {
 		return fmt.Errorf("open production: %w", err)
 	}
 	defer dir.Close()
-	return walkProduction(ctx, dir, "", fn)
+	return walkDir(ctx, dir, "", fn)
 }
 
-func walkProduction(ctx context.Context, dir *os.File, prefix string, fn func(name string, f fs.File, info fs.FileInfo) error) error {
+func walkDir(ctx context.Context, dir *os.File, prefix string, fn func(name string, f fs.File, info fs.FileInfo) error) error {
 	entries, err := dir.ReadDir(-1)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", dir.Name(), err)
@@ -104,7 +68,7 @@ func walkProduction(ctx context.Context, dir *os.File, prefix string, fn func(na
 			if err != nil {
 				return err
 			}
-			err = walkProduction(ctx, sub, name+"/", fn)
+			err = walkDir(ctx, sub, name+"/", fn)
 			if err = errors.Join(err, sub.Close()); err != nil {
 				return err
 			}

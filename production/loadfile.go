@@ -1,4 +1,4 @@
-package archive
+package production
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mailledger/mailledger/archive"
 )
 
 // LoadFileColumns are the columns of both load files, in order (docs/api.md).
@@ -43,7 +45,7 @@ const EmailFileType = "message/rfc822"
 // entry is one produced email, with the paths of its files relative to the job directory.
 type entry struct {
 	docID       string
-	doc         *Document
+	doc         *archive.Document
 	nativePath  string
 	textPath    string
 	attachPaths []string // of the separated attachments, in sequence order
@@ -53,7 +55,7 @@ type entry struct {
 // attachment's DOCID is the parent's with its three-digit sequence; it carries the
 // family's range, custodian and dates, its own name, type, size and hashes, and the
 // parent's DOCID and email id.
-func (e entry) rows(cfg ProductionConfig) [][]string {
+func (e entry) rows(cfg Config) [][]string {
 	m := e.doc.Msg
 	endAttach := e.docID
 	if n := len(e.attachPaths); n > 0 {
@@ -84,7 +86,7 @@ func (e entry) rows(cfg ProductionConfig) [][]string {
 			id, id, id, e.docID, endAttach, e.docID, strconv.Itoa(a.Seq),
 			"", "", "", "", "", date(m.Sent), date(e.doc.Arrived), "N",
 			"0", a.Name, "", p, "", m.From,
-			a.Type, strings.TrimPrefix(path.Ext(p), "."), strconv.Itoa(len(a.Content)), hex.EncodeToString(e.doc.attachmentMD5(i)), hex.EncodeToString(a.Digest[:]),
+			a.Type, strings.TrimPrefix(path.Ext(p), "."), strconv.Itoa(len(a.Content)), hex.EncodeToString(attachmentMD5(e.doc, i)), hex.EncodeToString(a.Digest[:]),
 			"", "", "", emailID,
 		})
 	}
@@ -98,8 +100,9 @@ func threeDigits(n int) string {
 	return strings.Repeat("0", max(0, 3-len(s))) + s
 }
 
-// attachmentMD5 is the MD5 of attachment i, from the reading worker when it computed it.
-func (d *Document) attachmentMD5(i int) []byte {
+// attachmentMD5 is the MD5 of attachment i of d, from the reading worker when it
+// computed it.
+func attachmentMD5(d *archive.Document, i int) []byte {
 	if i < len(d.AttachmentMD5) {
 		return d.AttachmentMD5[i][:]
 	}
