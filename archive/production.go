@@ -299,7 +299,7 @@ func (p *Parsed) addRecipient(kind, addr string) {
 func (d *Document) parse(p *Parser, digest [32]byte) error {
 	msg, sums, err := p.parseForProduction(d.Raw, digest)
 	if err != nil {
-		return fmt.Errorf("%w: message %d: %v", ErrUnreadable, d.EmailID, err)
+		return fmt.Errorf("%w: message %d: %w", ErrUnreadable, d.EmailID, err)
 	}
 	if len(msg.Attachments) > MaxAttachments {
 		return fmt.Errorf("%w: message %d has %d attachments, more than %d", ErrUnreadable, d.EmailID, len(msg.Attachments), MaxAttachments)
