@@ -23,6 +23,7 @@ import (
 // TestEveryKindHasAStatus fails when a kind is added to domain/fault without its status
 // here, and checks each kind's status and code, bare and wrapped.
 func TestEveryKindHasAStatus(t *testing.T) {
+	t.Parallel()
 	want := map[fault.Kind]struct {
 		status int
 		code   string
@@ -62,6 +63,7 @@ func TestEveryKindHasAStatus(t *testing.T) {
 // TestSentinelsAreOfTheirKind checks the kind, and so the status, of every sentinel the
 // contract maps.
 func TestSentinelsAreOfTheirKind(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		err  error
 		kind fault.Kind
@@ -108,6 +110,7 @@ func TestSentinelsAreOfTheirKind(t *testing.T) {
 // TestWrappedErrorKeepsKindAndCause: an error wrapped as "%w: %w" answers by its kind and
 // still holds its cause, for the log and for errors.Is.
 func TestWrappedErrorKeepsKindAndCause(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		err  error
 		code string

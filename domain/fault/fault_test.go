@@ -13,6 +13,7 @@ import (
 
 // Rule 1: a sentinel keeps its text and is of its kind, wrapped or not.
 func TestNewKeepsTextAndKind(t *testing.T) {
+	t.Parallel()
 	errMissing := fault.New(fault.NotFound, "message not found")
 	wrapped := fmt.Errorf("message 7: %w", errMissing)
 	assert.Equal(t, "message not found", errMissing.Error())
@@ -25,6 +26,7 @@ func TestNewKeepsTextAndKind(t *testing.T) {
 
 // Rule 2: two %w keep both the kind and the cause.
 func TestWrappedErrorKeepsKindAndCause(t *testing.T) {
+	t.Parallel()
 	errKeys := fault.New(fault.Unavailable, "archive keyring")
 	cases := []struct {
 		name string
@@ -44,6 +46,7 @@ func TestWrappedErrorKeepsKindAndCause(t *testing.T) {
 
 // Rule 3: the first kind in the chain decides.
 func TestKindOfTakesTheFirstKind(t *testing.T) {
+	t.Parallel()
 	errNotAvailable := fault.New(fault.Conflict, "certificate not available")
 	cause := fmt.Errorf("%w: request x", fault.New(fault.NotFound, "not found"))
 	assert.Equal(t, fault.Conflict, fault.KindOf(fmt.Errorf("%w: %w", errNotAvailable, cause)))
@@ -53,6 +56,7 @@ func TestKindOfTakesTheFirstKind(t *testing.T) {
 }
 
 func TestEveryKindHasAName(t *testing.T) {
+	t.Parallel()
 	seen := map[string]fault.Kind{}
 	for _, k := range fault.Kinds() {
 		name := k.Error()
