@@ -128,7 +128,7 @@ var kindStatus = map[fault.Kind]int{
 	fault.Integrity:       http.StatusInternalServerError,
 }
 
-// errorCode is a code of docs/api.md and its message; an empty message shows the
+// errorCode is an error code (docs/api.md) and its message; an empty message shows the
 // error's own text (errors of these kinds are written for the caller).
 type errorCode struct {
 	code    string
@@ -137,7 +137,9 @@ type errorCode struct {
 
 // kindCodes is the code each kind answers with when none of its namedErrors matches.
 // Other's message is generic: an unknown error's text may reveal internals; so may an
-// integrity error's (the message's subject).
+// integrity error's (the message's subject). No error answers "gone" or "unavailable"
+// today: each of those kinds has named errors only; a new one gets a code of its own in
+// docs/api.md and here.
 var kindCodes = map[fault.Kind]errorCode{
 	fault.Other:           {"internal", "internal error"},
 	fault.Invalid:         {"validation_failed", ""},
@@ -145,10 +147,10 @@ var kindCodes = map[fault.Kind]errorCode{
 	fault.Forbidden:       {"forbidden", "not allowed"},
 	fault.NotFound:        {"not_found", ""},
 	fault.Conflict:        {"conflict", ""},
-	fault.Gone:            {"export_files_missing", "the export is completed but its files are no longer in DIR_EXPORT"},
-	fault.TooLarge:        {"payload_too_large", "request body is over 1 MiB"},
+	fault.Gone:            {"gone", ""},
+	fault.TooLarge:        {"payload_too_large", ""},
 	fault.Timeout:         {"request_timeout", "the request body did not arrive within the time allowed (HTTP_BODY_TIMEOUT)"},
-	fault.RateLimited:     {"too_many_requests", "too many failed logins; try again in a minute"},
+	fault.RateLimited:     {"too_many_requests", ""},
 	fault.Unavailable:     {"unavailable", ""},
 	fault.Integrity:       {"integrity_error", "the stored message failed its integrity check; it is not served"},
 }
@@ -169,6 +171,11 @@ var namedErrors = map[fault.Kind][]namedError{
 	fault.Invalid: {{is(ErrInvalidJSON), errorCode{"invalid_json", ""}}},
 	fault.Forbidden: {{is(erasure.ErrDistinctApprover), errorCode{"distinct_approver_required",
 		"the creator of an erasure request may not approve it (GDPR_DISTINCT_APPROVER)"}}},
+	fault.Gone: {{is(app.ErrProductionMissing), errorCode{"export_files_missing",
+		"the export is completed but its files are no longer in DIR_EXPORT"}}},
+	fault.TooLarge: {{isBodyTooLarge, errorCode{"payload_too_large", "request body is over 1 MiB"}}},
+	fault.RateLimited: {{is(ErrTooManyRequests), errorCode{"too_many_requests",
+		"too many failed logins; try again in a minute"}}},
 	fault.Conflict: {
 		{is(export.ErrBatesConflict), errorCode{"bates_range_conflict",
 			"bates_start_number overlaps Bates numbers already issued for this prefix; use 0 to continue after them"}},
@@ -207,9 +214,8 @@ func kindOf(err error) fault.Kind {
 	if k := fault.KindOf(err); k != fault.Other {
 		return k
 	}
-	var tooBig *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooBig):
+	case isBodyTooLarge(err):
 		return fault.TooLarge
 	case isDatabaseDown(err):
 		return fault.Unavailable
@@ -246,6 +252,12 @@ func withDetails(e apiError, err error) apiError {
 		e.Details = map[string]any{"status": te.State, "action": te.Action}
 	}
 	return e
+}
+
+// isBodyTooLarge recognises a request body over MaxBodyBytes.
+func isBodyTooLarge(err error) bool {
+	var tooBig *http.MaxBytesError
+	return errors.Is(err, ErrPayloadTooLarge) || errors.As(err, &tooBig)
 }
 
 // isDatabaseDown recognises the errors of a database that cannot be reached.

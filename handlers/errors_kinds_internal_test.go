@@ -34,7 +34,7 @@ func TestEveryKindHasAStatus(t *testing.T) {
 		fault.Forbidden:       {403, "forbidden"},
 		fault.NotFound:        {404, "not_found"},
 		fault.Conflict:        {409, "conflict"},
-		fault.Gone:            {410, "export_files_missing"},
+		fault.Gone:            {410, "gone"},
 		fault.TooLarge:        {413, "payload_too_large"},
 		fault.Timeout:         {408, "request_timeout"},
 		fault.RateLimited:     {429, "too_many_requests"},
