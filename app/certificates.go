@@ -8,12 +8,13 @@ import (
 	"github.com/mailledger/mailledger/certificate"
 	"github.com/mailledger/mailledger/certificate/render"
 	"github.com/mailledger/mailledger/domain/erasure"
+	"github.com/mailledger/mailledger/domain/fault"
 	"github.com/mailledger/mailledger/eventstore"
 )
 
 // ErrCertificateNotAvailable means a request has no certificate yet because it is not
 // completed (HTTP 409 certificate_not_available).
-var ErrCertificateNotAvailable = errors.New("certificate not available")
+var ErrCertificateNotAvailable = fault.New(fault.Conflict, "certificate not available")
 
 // Certificates issues the erasure certificates of completed requests: the printable HTML
 // page, its PDF (through the PDF service), and the bundle that a regulator verifies
@@ -119,7 +120,7 @@ func (c *Certificates) completed(ctx context.Context, tenant, requestID string) 
 	}
 	body, err := certificate.BodyFromEvents(recs)
 	if errors.Is(err, certificate.ErrNotCompleted) {
-		return nil, certificate.Body{}, fmt.Errorf("%w: %v", ErrCertificateNotAvailable, err)
+		return nil, certificate.Body{}, fmt.Errorf("%w: %w", ErrCertificateNotAvailable, err)
 	}
 	if err != nil {
 		return nil, certificate.Body{}, fmt.Errorf("erasure request %s: %w", requestID, err)

@@ -10,11 +10,12 @@ import (
 
 	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/domain/export"
+	"github.com/mailledger/mailledger/domain/fault"
 	"github.com/mailledger/mailledger/production"
 )
 
 // ErrProductionMissing means a completed job's directory is gone from DIR_EXPORT.
-var ErrProductionMissing = errors.New("export files are missing")
+var ErrProductionMissing = fault.New(fault.Gone, "export files are missing")
 
 // ExportDownload is a download that was checked and recorded; Stream writes it.
 type ExportDownload struct {

@@ -11,13 +11,14 @@ import (
 
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/domain/fault"
 	"github.com/mailledger/mailledger/domain/legalhold"
 	"github.com/mailledger/mailledger/eventstore"
 )
 
 // ErrNotFound means the object does not exist in the caller's tenant (another tenant's
 // object is not found, never forbidden).
-var ErrNotFound = errors.New("not found")
+var ErrNotFound = fault.New(fault.NotFound, "not found")
 
 // AllTenants, as a tenant argument, lets an administrator see every tenant.
 const AllTenants = ""

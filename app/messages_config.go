@@ -1,8 +1,9 @@
 package app
 
 import (
-	"errors"
 	"time"
+
+	"github.com/mailledger/mailledger/domain/fault"
 )
 
 // Defaults of the message reads.
@@ -17,7 +18,7 @@ const (
 
 // ErrBusy means a message read could not get memory within MessagesConfig.BudgetWait:
 // exports and other reads hold the whole budget. Retry later.
-var ErrBusy = errors.New("busy")
+var ErrBusy = fault.New(fault.Unavailable, "busy")
 
 // MessagesConfig configures the message reads. The zero value takes every default.
 type MessagesConfig struct {

@@ -10,13 +10,14 @@ import (
 
 	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/domain/fault"
 )
 
 // DefaultRetention is how long a message is kept when configuration says nothing.
 const DefaultRetention = 3650 * 24 * time.Hour
 
 // ErrNotFound means no visible message has that id in that tenant.
-var ErrNotFound = errors.New("message not found")
+var ErrNotFound = fault.New(fault.NotFound, "message not found")
 
 // Archive stores and reads messages.
 type Archive struct {

@@ -41,7 +41,7 @@ func LoadOrCreateKeyring(dir string) (*Keyring, error) {
 // RotateKey creates a new key under dir and makes it current; it returns the key id.
 func RotateKey(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrKeyring, err)
+		return "", fmt.Errorf("%w: %w", ErrKeyring, err)
 	}
 	var idBytes [4]byte
 	key := make([]byte, 32)
@@ -61,10 +61,10 @@ func RotateKey(dir string) (string, error) {
 func writeSecret(path, content string) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
-		return fmt.Errorf("%w: %v", ErrKeyring, err)
+		return fmt.Errorf("%w: %w", ErrKeyring, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("%w: %v", ErrKeyring, err)
+		return fmt.Errorf("%w: %w", ErrKeyring, err)
 	}
 	return nil
 }
@@ -73,7 +73,7 @@ func writeSecret(path, content string) error {
 func LoadKeyring(dir string) (*Keyring, error) {
 	cur, err := os.ReadFile(filepath.Join(dir, currentKeyFile))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrKeyring, err)
+		return nil, fmt.Errorf("%w: %w", ErrKeyring, err)
 	}
 	paths, err := filepath.Glob(filepath.Join(dir, "archive-*.key"))
 	if err != nil {
@@ -95,7 +95,7 @@ func LoadKeyring(dir string) (*Keyring, error) {
 func (k *Keyring) addFile(path string) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrKeyring, err)
+		return fmt.Errorf("%w: %w", ErrKeyring, err)
 	}
 	key, err := hex.DecodeString(strings.TrimSpace(string(raw)))
 	if err != nil || len(key) != 32 {

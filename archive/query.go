@@ -173,7 +173,7 @@ func (a *Archive) RawFor(ctx context.Context, tenant string, id int64, participa
 func (a *Archive) readFile(ctx context.Context, m *Message) ([]byte, [32]byte, error) {
 	digest, err := parseDigest(m.Digest)
 	if err != nil {
-		return nil, digest, fmt.Errorf("%w: stored digest: %v", ErrIntegrity, err)
+		return nil, digest, fmt.Errorf("%w: stored digest: %w", ErrIntegrity, err)
 	}
 	sealed, err := a.blobs.Get(ctx, MessageKey(m.TenantID, m.ID))
 	if err != nil {

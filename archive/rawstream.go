@@ -82,7 +82,7 @@ func (a *Archive) OpenRawFor(ctx context.Context, tenant string, id int64, parti
 func (a *Archive) openRaw(ctx context.Context, m *Message) (*RawReader, error) {
 	digest, err := parseDigest(m.Digest)
 	if err != nil {
-		return nil, fmt.Errorf("%w: stored digest: %v", ErrIntegrity, err)
+		return nil, fmt.Errorf("%w: stored digest: %w", ErrIntegrity, err)
 	}
 	file, size, err := a.openBlob(ctx, MessageKey(m.TenantID, m.ID))
 	if errors.Is(err, ErrBlobNotFound) {

@@ -5,11 +5,12 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"runtime"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mailledger/mailledger/domain/fault"
 )
 
 // A sealed message file is:
@@ -29,10 +30,10 @@ const formatVersion = 1
 
 // ErrIntegrity means a stored message failed its GCM tag or digest check: it was changed,
 // truncated, or belongs to another message. Never serve such a message.
-var ErrIntegrity = errors.New("integrity error")
+var ErrIntegrity = fault.New(fault.Integrity, "integrity error")
 
 // ErrUnknownKey means a file was sealed with a key id the keyring does not have.
-var ErrUnknownKey = errors.New("unknown archive key")
+var ErrUnknownKey = fault.New(fault.Integrity, "unknown archive key")
 
 // The encoder keeps one state per processor, so that the importer's workers compress at
 // the same time (with one state, EncodeAll calls wait for each other).
@@ -82,7 +83,7 @@ func (k *Keyring) Open(tenant string, sealed []byte, digest [32]byte) ([]byte, e
 	}
 	raw, err := zstdDecoder.DecodeAll(compressed, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: decompress: %v", ErrIntegrity, err)
+		return nil, fmt.Errorf("%w: decompress: %w", ErrIntegrity, err)
 	}
 	if sha256.Sum256(raw) != digest {
 		return nil, fmt.Errorf("%w: SHA-256 differs from the recorded digest", ErrIntegrity)

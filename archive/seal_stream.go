@@ -64,7 +64,7 @@ func (k *Keyring) openStream(file io.Reader, size int64, digest [32]byte) (*plai
 	dec, err := zstd.NewReader(plain, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxWindow(streamWindow/2))
 	if err != nil {
-		return nil, fmt.Errorf("%w: decompress: %v", ErrIntegrity, err)
+		return nil, fmt.Errorf("%w: decompress: %w", ErrIntegrity, err)
 	}
 	return &plainStream{dec: dec, sum: sha256.New(), digest: digest}, nil
 }
@@ -92,7 +92,7 @@ func (p *plainStream) Read(b []byte) (int, error) {
 		}
 		p.err = io.EOF
 	case err != nil:
-		p.err = fmt.Errorf("%w: decompress: %v", ErrIntegrity, err)
+		p.err = fmt.Errorf("%w: decompress: %w", ErrIntegrity, err)
 	}
 	return n, p.err
 }

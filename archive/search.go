@@ -90,7 +90,7 @@ func termBytes(terms []string) int {
 func queryOf(text string) (analyzer.Query, error) {
 	q, err := analyzer.ParseQuery(text)
 	if err != nil {
-		return q, fmt.Errorf("%w: %v", ErrBadQuery, err)
+		return q, fmt.Errorf("%w: %w", ErrBadQuery, err)
 	}
 	return q, nil
 }

@@ -59,7 +59,7 @@ func Open(rawURL string) (*DB, error) {
 	}
 	sqlDB, err := openPool(dialect, driver, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadURL, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadURL, err)
 	}
 	db := &DB{DB: sqlDB, Dialect: dialect, writeMu: &sync.Mutex{}, stmts: &stmtCache{}}
 	db.tunePool()
@@ -132,7 +132,7 @@ func parseURL(rawURL string) (Dialect, string, string, error) {
 			if errors.As(err, &ue) {
 				err = ue.Err
 			}
-			return "", "", "", fmt.Errorf("%w: %v", ErrBadURL, err)
+			return "", "", "", fmt.Errorf("%w: %w", ErrBadURL, err)
 		}
 		return Postgres, "pgx", rawURL, nil
 	case "mysql", "mariadb":
@@ -159,7 +159,7 @@ func sqliteDSN(rawURL string) (Dialect, string, string, error) {
 func mysqlDSN(dsn string) (Dialect, string, string, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
-		return "", "", "", fmt.Errorf("%w: %v", ErrBadURL, err)
+		return "", "", "", fmt.Errorf("%w: %w", ErrBadURL, err)
 	}
 	cfg.ParseTime = true
 	cfg.Loc = time.UTC

@@ -1,13 +1,14 @@
 package domain
 
-import "errors"
+import "github.com/mailledger/mailledger/domain/fault"
 
-// Errors shared by every aggregate; handlers map them to the statuses of docs/api.md.
+// Errors shared by every aggregate, of the kinds of domain/fault that handlers map to the
+// statuses of docs/api.md.
 var (
 	// ErrInvalidTransition means the aggregate's state does not allow the command.
-	ErrInvalidTransition = errors.New("invalid transition")
+	ErrInvalidTransition = fault.New(fault.Conflict, "invalid transition")
 	// ErrValidation means a command's input broke a rule; see ValidationError for fields.
-	ErrValidation = errors.New("validation failed")
+	ErrValidation = fault.New(fault.Invalid, "validation failed")
 )
 
 // ValidationError lists every problem of a command's input, field by field.
@@ -17,8 +18,11 @@ type ValidationError struct {
 
 func (e *ValidationError) Error() string { return "validation failed" }
 
-// Unwrap makes errors.Is(err, ErrValidation) true.
+// Unwrap makes errors.Is(err, ErrValidation) true, and so errors.Is(err, fault.Invalid).
 func (e *ValidationError) Unwrap() error { return ErrValidation }
+
+// InvalidFields returns field → reason, for the error body (fault.FieldsError).
+func (e *ValidationError) InvalidFields() map[string]string { return e.Fields }
 
 // Add records a problem with field (the first one per field wins).
 func (e *ValidationError) Add(field, reason string) {

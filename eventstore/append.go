@@ -77,7 +77,7 @@ func prepareEvents(events []NewEvent) ([]prepared, error) {
 	for i, e := range events {
 		payload, err := CanonicalJSON(e.Payload)
 		if err != nil {
-			return nil, fmt.Errorf("%w: payload of %s: %v", ErrInvalidEvent, e.Type, err)
+			return nil, fmt.Errorf("%w: payload of %s: %w", ErrInvalidEvent, e.Type, err)
 		}
 		if len(payload) == 0 || payload[0] != '{' {
 			return nil, fmt.Errorf("%w: payload of %s is not a JSON object", ErrInvalidEvent, e.Type)
@@ -85,7 +85,7 @@ func prepareEvents(events []NewEvent) ([]prepared, error) {
 		md := lastMD
 		if i == 0 || e.Metadata != events[i-1].Metadata {
 			if md, err = CanonicalJSON(e.Metadata); err != nil {
-				return nil, fmt.Errorf("%w: metadata: %v", ErrInvalidEvent, err)
+				return nil, fmt.Errorf("%w: metadata: %w", ErrInvalidEvent, err)
 			}
 		}
 		lastMD = md

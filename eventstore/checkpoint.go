@@ -39,11 +39,11 @@ var ErrBadCheckpoint = errors.New("bad checkpoint")
 func OpenCheckpoint(msg []byte, vkey string) (*Checkpoint, error) {
 	v, err := note.NewVerifier(vkey)
 	if err != nil {
-		return nil, fmt.Errorf("%w: public key: %v", ErrBadCheckpoint, err)
+		return nil, fmt.Errorf("%w: public key: %w", ErrBadCheckpoint, err)
 	}
 	n, err := note.Open(msg, note.VerifierList(v))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadCheckpoint, err)
 	}
 	return parseCheckpointBody(n.Text, msg)
 }

@@ -47,10 +47,10 @@ func LoadOrCreateKey(dir, name string) (*Key, error) {
 func createKey(dir, name string) error {
 	skey, vkey, err := note.GenerateKey(rand.Reader, name)
 	if err != nil {
-		return fmt.Errorf("%w: generate: %v", ErrKey, err)
+		return fmt.Errorf("%w: generate: %w", ErrKey, err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("%w: %v", ErrKey, err)
+		return fmt.Errorf("%w: %w", ErrKey, err)
 	}
 	if err := writeFileExcl(filepath.Join(dir, privateKeyFile), skey+"\n", 0o600); err != nil {
 		return err
@@ -61,15 +61,15 @@ func createKey(dir, name string) error {
 func writeFileExcl(path, content string, mode os.FileMode) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrKey, err)
+		return fmt.Errorf("%w: %w", ErrKey, err)
 	}
 	if _, err := f.WriteString(content); err != nil {
 		f.Close()
-		return fmt.Errorf("%w: %v", ErrKey, err)
+		return fmt.Errorf("%w: %w", ErrKey, err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return fmt.Errorf("%w: %v", ErrKey, err)
+		return fmt.Errorf("%w: %w", ErrKey, err)
 	}
 	return f.Close()
 }
@@ -78,7 +78,7 @@ func writeFileExcl(path, content string, mode os.FileMode) error {
 func LoadKeyFile(path string) (*Key, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrKey, err)
+		return nil, fmt.Errorf("%w: %w", ErrKey, err)
 	}
 	signer, err := note.NewSigner(strings.TrimSpace(string(raw)))
 	if err != nil {
@@ -90,7 +90,7 @@ func LoadKeyFile(path string) (*Key, error) {
 	}
 	verifier, err := note.NewVerifier(vkey)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrKey, err)
+		return nil, fmt.Errorf("%w: %w", ErrKey, err)
 	}
 	return &Key{Signer: signer, Verifier: verifier, PublicKey: vkey}, nil
 }

@@ -66,7 +66,7 @@ var errCorruptHead = errors.New("ledger_head is corrupt")
 func decodeHead(size int64, chain, state string) (*headState, error) {
 	h, err := decodeHeadFields(size, chain, state)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errCorruptHead, err)
+		return nil, fmt.Errorf("%w: %w", errCorruptHead, err)
 	}
 	return h, nil
 }

@@ -13,17 +13,18 @@ import (
 
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/domain/fault"
 )
 
 // Sentinel errors of the store.
 var (
 	// ErrConcurrentModification means the stream's version was not the expected one:
 	// another writer appended first. Nothing was written.
-	ErrConcurrentModification = errors.New("concurrent modification")
+	ErrConcurrentModification = fault.New(fault.Conflict, "concurrent modification")
 	// ErrInvalidEvent means an event or stream reference was malformed. Nothing was written.
 	ErrInvalidEvent = errors.New("invalid event")
 	// ErrNotFound means a position, size or checkpoint does not exist (yet).
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = fault.New(fault.NotFound, "not found")
 )
 
 // Expected-version values with a special meaning for Append.

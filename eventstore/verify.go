@@ -108,7 +108,7 @@ func (w *walker) page(ctx context.Context, recs []Record) error {
 func checkSignatures(cps []*Checkpoint, vkey string) error {
 	v, err := note.NewVerifier(vkey)
 	if err != nil {
-		return fmt.Errorf("%w: public key: %v", ErrBadCheckpoint, err)
+		return fmt.Errorf("%w: public key: %w", ErrBadCheckpoint, err)
 	}
 	for _, cp := range cps {
 		n, err := note.Open(cp.Note, note.VerifierList(v))

@@ -13,42 +13,43 @@ import (
 	"syscall"
 
 	"github.com/mailledger/mailledger/app"
-	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/certificate/render"
 	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/domain/erasure"
 	"github.com/mailledger/mailledger/domain/export"
+	"github.com/mailledger/mailledger/domain/fault"
 	"github.com/mailledger/mailledger/eventstore"
-	"github.com/mailledger/mailledger/identity"
 )
 
 // This file is the one place that maps errors to the HTTP status and error code of
-// docs/api.md.
+// docs/api.md: the status from the error's kind (domain/fault), the code from the kind or,
+// where the contract gives one error a code of its own, from that error.
 
-// Sentinel errors of the HTTP layer.
+// Sentinel errors of the HTTP layer, each of a kind of domain/fault.
 var (
 	// ErrInvalidJSON means a request body is not the JSON the call expects.
-	ErrInvalidJSON = errors.New("invalid json")
+	ErrInvalidJSON = fault.New(fault.Invalid, "invalid json")
 	// ErrUnauthenticated means no or wrong credentials.
-	ErrUnauthenticated = errors.New("authentication required")
+	ErrUnauthenticated = fault.New(fault.Unauthenticated, "authentication required")
 	// ErrForbidden means the caller may not do this.
-	ErrForbidden = errors.New("forbidden")
+	ErrForbidden = fault.New(fault.Forbidden, "forbidden")
 	// ErrRequestTimeout means the client did not send its request body within
 	// HTTPConfig.BodyTimeout.
-	ErrRequestTimeout = errors.New("request body timeout")
+	ErrRequestTimeout = fault.New(fault.Timeout, "request body timeout")
 	// ErrPayloadTooLarge means a request body is over MaxBodyBytes.
-	ErrPayloadTooLarge = errors.New("request body is too large")
+	ErrPayloadTooLarge = fault.New(fault.TooLarge, "request body is too large")
 	// ErrDatabaseUnavailable means the database does not answer; nothing was changed.
-	ErrDatabaseUnavailable = errors.New("database unavailable")
-	// ErrInvalidTransition means the object's state does not allow the action.
-	ErrInvalidTransition = errors.New("invalid transition")
+	ErrDatabaseUnavailable = fault.New(fault.Unavailable, "database unavailable")
+	// ErrInvalidTransition means the object's state does not allow the action: the
+	// domain's, so that the two need no separate mapping.
+	ErrInvalidTransition = domain.ErrInvalidTransition
 	// ErrTooManyRequests means too many failed logins from one client IP for one user
 	// name within a minute.
-	ErrTooManyRequests = errors.New("too many failed logins")
+	ErrTooManyRequests = fault.New(fault.RateLimited, "too many failed logins")
 	// ErrArchiveUnavailable means the application runs without the email archive.
-	ErrArchiveUnavailable = errors.New("the archive is not available")
+	ErrArchiveUnavailable = fault.New(fault.Unavailable, "the archive is not available")
 	// ErrExportsUnavailable means the application runs without the eDiscovery exports.
-	ErrExportsUnavailable = errors.New("the eDiscovery exports are not available")
+	ErrExportsUnavailable = fault.New(fault.Unavailable, "the eDiscovery exports are not available")
 )
 
 // busyRetryAfterSeconds is the Retry-After of a 503 busy.
@@ -58,7 +59,7 @@ const busyRetryAfterSeconds = "5"
 const retryAfterSeconds = "60"
 
 // errNoRoute answers paths that no route serves.
-var errNoRoute = fmt.Errorf("%w: no such path", eventstore.ErrNotFound)
+var errNoRoute = fmt.Errorf("%w: no such path", fault.NotFound)
 
 // ValidationError names the query or body fields that are wrong, field → reason.
 type ValidationError struct {
@@ -88,6 +89,12 @@ func (e *ValidationError) add(field, reason string) {
 	}
 }
 
+// Unwrap makes errors.Is(err, fault.Invalid) true.
+func (e *ValidationError) Unwrap() error { return fault.Invalid }
+
+// InvalidFields returns field → reason, for the error body (fault.FieldsError).
+func (e *ValidationError) InvalidFields() map[string]string { return e.Fields }
+
 // err returns e when it holds a problem, nil otherwise.
 func (e *ValidationError) err() error {
 	if len(e.Fields) == 0 {
@@ -104,107 +111,153 @@ type apiError struct {
 	Details map[string]any `json:"details"`
 }
 
-// classify maps err to its status, code and client-facing message. Unknown errors are
-// 500 internal with a generic message: their text may reveal internals.
-func classify(err error) apiError {
-	if e, ok := classifyClientError(err); ok {
-		return e
-	}
-	switch {
-	case errors.Is(err, archive.ErrIntegrity), errors.Is(err, archive.ErrUnknownKey):
-		return apiError{status: http.StatusInternalServerError, Code: "integrity_error",
-			Message: "the stored message failed its integrity check; it is not served"}
-	case errors.Is(err, ErrArchiveUnavailable):
-		return apiError{status: http.StatusServiceUnavailable, Code: "archive_unavailable", Message: err.Error()}
-	case errors.Is(err, app.ErrBusy):
-		return apiError{status: http.StatusServiceUnavailable, Code: "busy",
-			Message: "the server's memory for message reads is in use by other reads and exports; retry in a few seconds"}
-	case errors.Is(err, ErrExportsUnavailable):
-		return apiError{status: http.StatusServiceUnavailable, Code: "exports_unavailable", Message: err.Error()}
-	case errors.Is(err, render.ErrPDFUnavailable):
-		return apiError{status: http.StatusServiceUnavailable, Code: "pdf_service_unavailable",
-			Message: "the PDF service is not available; the HTML certificate is"}
-	case isDatabaseDown(err):
-		return apiError{status: http.StatusServiceUnavailable, Code: "database_unavailable", Message: "the database does not answer; nothing was changed"}
-	}
-	return apiError{status: http.StatusInternalServerError, Code: "internal", Message: "internal error"}
+// kindStatus is the HTTP status of each kind of domain/fault: the one place an error's
+// status comes from. Every kind has one (TestEveryKindHasAStatus).
+var kindStatus = map[fault.Kind]int{
+	fault.Other:           http.StatusInternalServerError,
+	fault.Invalid:         http.StatusBadRequest,
+	fault.Unauthenticated: http.StatusUnauthorized,
+	fault.Forbidden:       http.StatusForbidden,
+	fault.NotFound:        http.StatusNotFound,
+	fault.Conflict:        http.StatusConflict,
+	fault.Gone:            http.StatusGone,
+	fault.TooLarge:        http.StatusRequestEntityTooLarge,
+	fault.Timeout:         http.StatusRequestTimeout,
+	fault.RateLimited:     http.StatusTooManyRequests,
+	fault.Unavailable:     http.StatusServiceUnavailable,
+	fault.Integrity:       http.StatusInternalServerError,
 }
 
-// classifyClientError maps the errors that are the caller's doing (4xx).
-func classifyClientError(err error) (apiError, bool) {
-	if e, ok := classifyInput(err); ok {
-		return e, true
+// errorCode is an error code (docs/api.md) and its message; an empty message shows the
+// error's own text (errors of these kinds are written for the caller).
+type errorCode struct {
+	code    string
+	message string
+}
+
+// kindCodes is the code each kind answers with when none of its namedErrors matches.
+// Other's message is generic: an unknown error's text may reveal internals; so may an
+// integrity error's (the message's subject). No error answers "gone" or "unavailable"
+// today: each of those kinds has named errors only; a new one gets a code of its own in
+// docs/api.md and here.
+var kindCodes = map[fault.Kind]errorCode{
+	fault.Other:           {"internal", "internal error"},
+	fault.Invalid:         {"validation_failed", ""},
+	fault.Unauthenticated: {"unauthenticated", "authentication required"},
+	fault.Forbidden:       {"forbidden", "not allowed"},
+	fault.NotFound:        {"not_found", ""},
+	fault.Conflict:        {"conflict", ""},
+	fault.Gone:            {"gone", ""},
+	fault.TooLarge:        {"payload_too_large", ""},
+	fault.Timeout:         {"request_timeout", "the request body did not arrive within the time allowed (HTTP_BODY_TIMEOUT)"},
+	fault.RateLimited:     {"too_many_requests", ""},
+	fault.Unavailable:     {"unavailable", ""},
+	fault.Integrity:       {"integrity_error", "the stored message failed its integrity check; it is not served"},
+}
+
+// namedError is an error that docs/api.md gives a code of its own within its kind.
+type namedError struct {
+	match func(error) bool
+	errorCode
+}
+
+// is matches the errors that wrap target.
+func is(target error) func(error) bool {
+	return func(err error) bool { return errors.Is(err, target) }
+}
+
+// namedErrors are the codes within a kind, tried in order before the kind's own code.
+var namedErrors = map[fault.Kind][]namedError{
+	fault.Invalid: {{is(ErrInvalidJSON), errorCode{"invalid_json", ""}}},
+	fault.Forbidden: {{is(erasure.ErrDistinctApprover), errorCode{"distinct_approver_required",
+		"the creator of an erasure request may not approve it (GDPR_DISTINCT_APPROVER)"}}},
+	fault.Gone: {{is(app.ErrProductionMissing), errorCode{"export_files_missing",
+		"the export is completed but its files are no longer in DIR_EXPORT"}}},
+	fault.TooLarge: {{isBodyTooLarge, errorCode{"payload_too_large", "request body is over 1 MiB"}}},
+	fault.RateLimited: {{is(ErrTooManyRequests), errorCode{"too_many_requests",
+		"too many failed logins; try again in a minute"}}},
+	fault.Conflict: {
+		{is(export.ErrBatesConflict), errorCode{"bates_range_conflict",
+			"bates_start_number overlaps Bates numbers already issued for this prefix; use 0 to continue after them"}},
+		{is(export.ErrNotReady), errorCode{"export_not_ready", ""}},
+		{is(app.ErrCertificateNotAvailable), errorCode{"certificate_not_available", ""}},
+		{is(domain.ErrInvalidTransition), errorCode{"invalid_transition", ""}},
+		{is(eventstore.ErrConcurrentModification), errorCode{"conflict", "the object was changed concurrently; reload and retry"}},
+	},
+	fault.Unavailable: {
+		{is(ErrArchiveUnavailable), errorCode{"archive_unavailable", ""}},
+		{is(app.ErrBusy), errorCode{"busy",
+			"the server's memory for message reads is in use by other reads and exports; retry in a few seconds"}},
+		{is(ErrExportsUnavailable), errorCode{"exports_unavailable", ""}},
+		{is(render.ErrPDFUnavailable), errorCode{"pdf_service_unavailable",
+			"the PDF service is not available; the HTML certificate is"}},
+		{isDatabaseDown, errorCode{"database_unavailable", "the database does not answer; nothing was changed"}},
+	},
+}
+
+// classify maps err to its status, code and client-facing message: the status from its
+// kind, the code from the first of the kind's namedErrors that matches, else the kind's.
+// Unknown errors are 500 internal with a generic message: their text may reveal internals.
+func classify(err error) apiError {
+	kind := kindOf(err)
+	c := codeOf(kind, err)
+	e := apiError{status: kindStatus[kind], Code: c.code, Message: c.message}
+	if e.Message == "" {
+		e.Message = err.Error()
 	}
-	if e, ok := classifyExport(err); ok {
-		return e, true
+	return withDetails(e, err)
+}
+
+// kindOf returns err's kind (fault.KindOf), or the kind of the standard library's errors
+// the contract names: a body over MaxBodyBytes, a database that does not answer.
+func kindOf(err error) fault.Kind {
+	if k := fault.KindOf(err); k != fault.Other {
+		return k
 	}
+	switch {
+	case isBodyTooLarge(err):
+		return fault.TooLarge
+	case isDatabaseDown(err):
+		return fault.Unavailable
+	}
+	return fault.Other
+}
+
+// codeOf returns the code of err, of kind kind.
+func codeOf(kind fault.Kind, err error) errorCode {
+	for _, n := range namedErrors[kind] {
+		if n.match(err) {
+			return n.errorCode
+		}
+	}
+	return kindCodes[kind]
+}
+
+// withDetails adds the details docs/api.md gives some codes: the fields of a
+// validation_failed ({} when none are named) and the status and action that refused an
+// invalid_transition.
+func withDetails(e apiError, err error) apiError {
+	var fe fault.FieldsError
 	var te *domain.TransitionError
 	switch {
-	case errors.Is(err, ErrUnauthenticated), errors.Is(err, identity.ErrBadCredentials):
-		return apiError{status: http.StatusUnauthorized, Code: "unauthenticated", Message: "authentication required"}, true
-	case errors.Is(err, ErrTooManyRequests):
-		return apiError{status: http.StatusTooManyRequests, Code: "too_many_requests",
-			Message: "too many failed logins; try again in a minute"}, true
-	case errors.Is(err, ErrForbidden):
-		return apiError{status: http.StatusForbidden, Code: "forbidden", Message: "not allowed"}, true
-	case errors.Is(err, erasure.ErrDistinctApprover):
-		return apiError{status: http.StatusForbidden, Code: "distinct_approver_required",
-			Message: "the creator of an erasure request may not approve it (GDPR_DISTINCT_APPROVER)"}, true
-	case errors.Is(err, app.ErrCertificateNotAvailable):
-		return apiError{status: http.StatusConflict, Code: "certificate_not_available", Message: err.Error()}, true
-	case errors.Is(err, eventstore.ErrNotFound), errors.Is(err, app.ErrNotFound), errors.Is(err, archive.ErrNotFound):
-		return apiError{status: http.StatusNotFound, Code: "not_found", Message: err.Error()}, true
-	case errors.As(err, &te):
-		return apiError{status: http.StatusConflict, Code: "invalid_transition", Message: te.Error(),
-			Details: map[string]any{"status": te.State, "action": te.Action}}, true
-	case errors.Is(err, ErrInvalidTransition), errors.Is(err, domain.ErrInvalidTransition):
-		return apiError{status: http.StatusConflict, Code: "invalid_transition", Message: err.Error()}, true
-	case errors.Is(err, eventstore.ErrConcurrentModification):
-		return apiError{status: http.StatusConflict, Code: "conflict", Message: "the object was changed concurrently; reload and retry"}, true
-	}
-	return apiError{}, false
-}
-
-// classifyInput maps the errors of a bad request body or query (400, 413).
-func classifyInput(err error) (apiError, bool) {
-	var ve *ValidationError
-	var dve *domain.ValidationError
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &ve):
-		return apiError{status: http.StatusBadRequest, Code: "validation_failed", Message: err.Error(),
-			Details: map[string]any{"fields": ve.Fields}}, true
-	case errors.As(err, &dve), errors.Is(err, domain.ErrValidation):
+	case e.Code == "validation_failed":
 		fields := map[string]string{}
-		if dve != nil && dve.Fields != nil {
-			fields = dve.Fields
+		if errors.As(err, &fe) && fe.InvalidFields() != nil {
+			fields = fe.InvalidFields()
 		}
-		return apiError{status: http.StatusBadRequest, Code: "validation_failed", Message: (&ValidationError{Fields: fields}).Error(),
-			Details: map[string]any{"fields": fields}}, true
-	case errors.As(err, &tooBig), errors.Is(err, ErrPayloadTooLarge):
-		return apiError{status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: "request body is over 1 MiB"}, true
-	case errors.Is(err, ErrInvalidJSON):
-		return apiError{status: http.StatusBadRequest, Code: "invalid_json", Message: err.Error()}, true
-	case errors.Is(err, ErrRequestTimeout):
-		return apiError{status: http.StatusRequestTimeout, Code: "request_timeout",
-			Message: "the request body did not arrive within the time allowed (HTTP_BODY_TIMEOUT)"}, true
+		e.Message = (&ValidationError{Fields: fields}).Error()
+		e.Details = map[string]any{"fields": fields}
+	case e.Code == "invalid_transition" && errors.As(err, &te):
+		e.Message = te.Error()
+		e.Details = map[string]any{"status": te.State, "action": te.Action}
 	}
-	return apiError{}, false
+	return e
 }
 
-// classifyExport maps the eDiscovery errors (docs/api.md).
-func classifyExport(err error) (apiError, bool) {
-	switch {
-	case errors.Is(err, export.ErrBatesConflict):
-		return apiError{status: http.StatusConflict, Code: "bates_range_conflict",
-			Message: "bates_start_number overlaps Bates numbers already issued for this prefix; use 0 to continue after them"}, true
-	case errors.Is(err, export.ErrNotReady):
-		return apiError{status: http.StatusConflict, Code: "export_not_ready", Message: err.Error()}, true
-	case errors.Is(err, app.ErrProductionMissing):
-		return apiError{status: http.StatusGone, Code: "export_files_missing",
-			Message: "the export is completed but its files are no longer in DIR_EXPORT"}, true
-	}
-	return apiError{}, false
+// isBodyTooLarge recognises a request body over MaxBodyBytes.
+func isBodyTooLarge(err error) bool {
+	var tooBig *http.MaxBytesError
+	return errors.Is(err, ErrPayloadTooLarge) || errors.As(err, &tooBig)
 }
 
 // isDatabaseDown recognises the errors of a database that cannot be reached.

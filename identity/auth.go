@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/mailledger/mailledger/domain/fault"
 )
 
 // ErrBadCredentials means the user name or the password is wrong (which one is not said).
-var ErrBadCredentials = errors.New("bad credentials")
+var ErrBadCredentials = fault.New(fault.Unauthenticated, "bad credentials")
 
 // Principal is an authenticated user.
 type Principal struct {

@@ -97,7 +97,7 @@ func HashPassword(password string) (string, error) {
 	}
 	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrBadInput, err)
+		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	return string(h), nil
 }

@@ -3,19 +3,20 @@ package render
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/mailledger/mailledger/domain/fault"
 )
 
 // ErrPDFUnavailable means no PDF could be made: PDFSERVICE_URL is unset, the service does
 // not answer, answers an error, or answers something that is not a PDF. The HTML
 // certificate does not depend on it.
-var ErrPDFUnavailable = errors.New("pdf service unavailable")
+var ErrPDFUnavailable = fault.New(fault.Unavailable, "pdf service unavailable")
 
 // ErrPDFNotConfigured is the ErrPDFUnavailable of an unset PDFSERVICE_URL: an operator's
 // choice, which serve warns about once at start, not a failure of each request.
@@ -56,7 +57,7 @@ func (c *PDFClient) Convert(ctx context.Context, html []byte) ([]byte, error) {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPDFUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", ErrPDFUnavailable, err)
 	}
 	defer resp.Body.Close()
 	return readPDF(resp)
@@ -69,23 +70,23 @@ func (c *PDFClient) request(ctx context.Context, html []byte) (*http.Request, er
 	w := multipart.NewWriter(&body)
 	part, err := w.CreateFormFile("files", "index.html")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPDFUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", ErrPDFUnavailable, err)
 	}
 	if _, err := part.Write(html); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPDFUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", ErrPDFUnavailable, err)
 	}
 	for _, f := range pdfFields {
 		if err := w.WriteField(f[0], f[1]); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrPDFUnavailable, err)
+			return nil, fmt.Errorf("%w: %w", ErrPDFUnavailable, err)
 		}
 	}
 	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPDFUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", ErrPDFUnavailable, err)
 	}
 	url := strings.TrimRight(c.URL, "/") + ConvertHTMLRoute
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, &body)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPDFUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", ErrPDFUnavailable, err)
 	}
 	req.Header.Set("Content-Type", w.FormDataContentType())
 	return req, nil
@@ -94,7 +95,7 @@ func (c *PDFClient) request(ctx context.Context, html []byte) (*http.Request, er
 func readPDF(resp *http.Response) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxPDFSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading the answer: %v", ErrPDFUnavailable, err)
+		return nil, fmt.Errorf("%w: reading the answer: %w", ErrPDFUnavailable, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, fmt.Errorf("%w: the service answered %s: %s", ErrPDFUnavailable, resp.Status, firstLine(data))

@@ -21,13 +21,13 @@
 package erasure
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/domain/fault"
 )
 
 // The states of a request.
@@ -50,7 +50,7 @@ var Statuses = []string{StatusPending, StatusAssessing, StatusBlocked, StatusPen
 const MaxAddresses = 100
 
 // ErrDistinctApprover means the creator tried to approve their own request (rule 5).
-var ErrDistinctApprover = errors.New("distinct approver required")
+var ErrDistinctApprover = fault.New(fault.Forbidden, "distinct approver required")
 
 // Counts are an assessment's results.
 type Counts struct {

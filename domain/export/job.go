@@ -17,11 +17,11 @@
 package export
 
 import (
-	"errors"
 	"math"
 	"time"
 
 	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/domain/fault"
 )
 
 // Job states.
@@ -41,10 +41,10 @@ const (
 )
 
 // ErrBatesConflict means an explicit start overlaps numbers already issued (rule 2).
-var ErrBatesConflict = errors.New("bates range conflict")
+var ErrBatesConflict = fault.New(fault.Conflict, "bates range conflict")
 
 // ErrNotReady means the export is not completed, so it cannot be downloaded (rule 5).
-var ErrNotReady = errors.New("export not ready")
+var ErrNotReady = fault.New(fault.Conflict, "export not ready")
 
 // Range is a reserved run of Bates numbers, both ends included.
 type Range struct {
