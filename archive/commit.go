@@ -311,13 +311,13 @@ func (a *Archive) metadataArgs(d database.Dialect, p *Prepared) []any {
 	if n := noteOf(m); n != "" {
 		note = n
 	}
-	return []any{p.In.Tenant, clip(m.From, 255), clip(m.FromDomain, 255), cleanText(m.Subject), spam,
+	return []any{p.In.Tenant, database.Clip(m.From, 255), database.Clip(m.FromDomain, 255), cleanText(m.Subject), spam,
 		database.TimeArg(d, p.In.Arrived), sent, msgdate, database.TimeArg(d, p.In.Arrived.Add(a.retention)),
-		m.Size, len(m.Attachments), clip(cleanText(m.MessageID), 512), clip(cleanText(m.InReplyTo), 512), cleanText(m.References),
+		m.Size, len(m.Attachments), database.Clip(cleanText(m.MessageID), 512), database.Clip(cleanText(m.InReplyTo), 512), cleanText(m.References),
 		hex.EncodeToString(m.Digest[:]), hex.EncodeToString(m.BodyDigest[:]), a.keys.CurrentID(), note}
 }
 
 // noteOf is the parse_note of m: its parse and date notes, "" when it was read as written.
 func noteOf(m *Parsed) string {
-	return clip(cleanText(joinNotes(m.ParseNote, m.DateNote)), 255)
+	return database.Clip(cleanText(joinNotes(m.ParseNote, m.DateNote)), 255)
 }

@@ -32,7 +32,7 @@ const (
 func (c *childRows) add(id, dateKey int64, m *Parsed) {
 	c.addAddresses(id, dateKey, m)
 	for _, at := range m.Attachments {
-		c.att = append(c.att, id, at.Seq, clip(cleanText(at.Name), 512), clip(at.Type, 255), at.Size, hex.EncodeToString(at.Digest[:]))
+		c.att = append(c.att, id, at.Seq, database.Clip(cleanText(at.Name), 512), database.Clip(at.Type, 255), at.Size, hex.EncodeToString(at.Digest[:]))
 	}
 }
 
@@ -43,7 +43,7 @@ func (c *childRows) addAddresses(id, dateKey int64, m *Parsed) {
 		addrs []string
 	}{{KindTo, m.To}, {KindCc, m.Cc}, {KindBcc, m.Bcc}, {KindEnvelope, m.Envelope}} {
 		for _, addr := range group.addrs {
-			c.rcpt = append(c.rcpt, id, clip(addr, 255), clip(domainOf(addr), 255), group.kind)
+			c.rcpt = append(c.rcpt, id, database.Clip(addr, 255), database.Clip(domainOf(addr), 255), group.kind)
 		}
 	}
 	for _, r := range m.Roles {
@@ -84,17 +84,6 @@ func domainOf(addr string) string {
 		return addr[at+1:]
 	}
 	return ""
-}
-
-// clip shortens s to at most n bytes without splitting a UTF-8 sequence.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // cleanText makes s storable in every dialect: valid UTF-8 without NUL bytes.

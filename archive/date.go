@@ -4,6 +4,8 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+
+	"github.com/mailledger/mailledger/database"
 )
 
 // Dates of the Date header (docs/api.md, "parse_note"):
@@ -38,7 +40,7 @@ func parseDate(s string) (time.Time, string, bool) {
 	case len(zone) == 1 && zone[0] >= 'A' && zone[0] <= 'Z' && zone != "J":
 		fields[len(fields)-1] = "-0000"
 	case isLetters(zone):
-		note = "Date header: unknown zone " + clip(last, 16) + ", read as UTC"
+		note = "Date header: unknown zone " + database.Clip(last, 16) + ", read as UTC"
 		fields[len(fields)-1] = "+0000"
 	default:
 		note = "Date header: no zone, read as UTC"

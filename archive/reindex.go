@@ -322,7 +322,7 @@ func (a *Archive) rewriteMetadata(ctx context.Context, tx *database.Tx, it *rein
 	}
 	key := DateKey(date, it.id)
 	_, err := tx.Exec(ctx, `UPDATE metadata SET "from" = ?, fromdomain = ?, sent = ?, msgdate = ?, datekey = ?, parse_note = ? WHERE id = ?`,
-		clip(m.From, 255), clip(m.FromDomain, 255), sent, database.TimeArg(tx.Dialect, date), key, note, it.id)
+		database.Clip(m.From, 255), database.Clip(m.FromDomain, 255), sent, database.TimeArg(tx.Dialect, date), key, note, it.id)
 	if err != nil {
 		return 0, fmt.Errorf("update message %d: %w", it.id, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/archive/charset"
+	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/extract"
 )
 
@@ -69,7 +70,7 @@ func (c *termCollector) text(s string) {
 		return
 	}
 	if len(s) > c.budget {
-		s, c.cut = clip(s, c.budget), true
+		s, c.cut = database.Clip(s, c.budget), true
 	}
 	c.budget -= len(s)
 	c.set.Add(s)
@@ -163,7 +164,7 @@ func (c *termCollector) document(part *enmime.Part, ctype string) {
 		if name == "" {
 			name = res.Kind
 		}
-		c.skip(fmt.Sprintf("attachment %q read in part: %s", clip(name, 64), res.Note))
+		c.skip(fmt.Sprintf("attachment %q read in part: %s", database.Clip(name, 64), res.Note))
 	}
 }
 

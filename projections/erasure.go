@@ -221,7 +221,7 @@ func projectAudit(ctx context.Context, tx *database.Tx, rec *eventstore.Record) 
 		return fmt.Errorf("no audit action for %s", rec.EventType)
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO gdpr_request_audit (id, request_id, action, performed_by, performed_at, details, ip_address, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		rec.Position, requestID, action, clip(actor, 255), database.TimeArg(tx.Dialect, rec.RecordedAt), string(details), nullable(clip(md.ClientIP, 45)), rec.Position)
+		rec.Position, requestID, action, database.Clip(actor, 255), database.TimeArg(tx.Dialect, rec.RecordedAt), string(details), nullable(database.Clip(md.ClientIP, 45)), rec.Position)
 	return err
 }
 
@@ -232,18 +232,6 @@ func jsonList(list []string) string {
 	}
 	b, _ := json.Marshal(list)
 	return string(b)
-}
-
-// clip shortens s to at most n bytes without splitting a UTF-8 sequence, so that a long
-// actor or client address never makes an append fail.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // nullable maps an empty string to SQL NULL.

@@ -86,7 +86,7 @@ func projectExport(ctx context.Context, tx *database.Tx, rec *eventstore.Record,
 		return deleteExport(ctx, tx, ev.JobID)
 	case *export.Downloaded:
 		_, err := tx.Exec(ctx, `INSERT INTO ediscovery_download_log (id, job_id, tenant_id, downloaded_by, downloaded_at, ip_address, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			rec.Position, ev.JobID, rec.TenantID, clip(ev.DownloadedBy, 255), at, nullable(clip(ev.IPAddress, 45)), nullable(ev.UserAgent))
+			rec.Position, ev.JobID, rec.TenantID, database.Clip(ev.DownloadedBy, 255), at, nullable(database.Clip(ev.IPAddress, 45)), nullable(ev.UserAgent))
 		return err
 	}
 	return nil
@@ -100,7 +100,7 @@ func insertExport(ctx context.Context, tx *database.Tx, rec *eventstore.Record, 
 	at := database.TimeArg(tx.Dialect, rec.RecordedAt)
 	_, err = tx.Exec(ctx, `INSERT INTO ediscovery_exports (id, job_id, tenant_id, status, bates_prefix, bates_start, total_emails, config_json, output_path, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		rec.Position, ev.JobID, ev.TenantID, export.StatusPending, ev.Config.BatesPrefix, ev.Reserved.Start,
-		len(ev.Config.EmailIDs), string(cfg), ExportOutputPath(ev.TenantID, ev.JobID), clip(ev.CreatedBy, 255), at)
+		len(ev.Config.EmailIDs), string(cfg), ExportOutputPath(ev.TenantID, ev.JobID), database.Clip(ev.CreatedBy, 255), at)
 	if err != nil {
 		return err
 	}
