@@ -53,7 +53,9 @@ type Importer struct {
 
 // Import archives every message under paths into tenant. One bad message never stops the
 // batch: it is counted as failed, with its file named. The error is non-nil only when
-// the import as a whole could not go on (unreadable arguments, database down).
+// the import as a whole could not go on (unreadable arguments, database down, ctx ended
+// before every message was read); the goroutines it started have ended or are ending
+// then, whatever the reason.
 func (im *Importer) Import(ctx context.Context, tenant string, paths []string) (ImportReport, error) {
 	files, err := SourceFiles(paths)
 	if err != nil {
