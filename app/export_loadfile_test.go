@@ -41,10 +41,7 @@ func firstLine(b []byte) string {
 // datSet is a DAT delimiter set as docs/api.md names it.
 type datSet struct{ field, qualifier, newline string }
 
-var (
-	specDelimiters        = datSet{field: "\u00FE", qualifier: "\u00B6", newline: "\u00AE"}
-	concordanceDelimiters = datSet{field: "\x14", qualifier: "\u00FE", newline: "\u00AE"}
-)
+var specDelimiters = datSet{field: "\u00FE", qualifier: "\u00B6", newline: "\u00AE"}
 
 // readDAT reads a DAT load file as docs/api.md describes it: UTF-8 without a byte-order mark,
 // CRLF line ends, every value between two qualifiers (a doubled qualifier inside stands

@@ -53,7 +53,9 @@ type Importer struct {
 
 // Import archives every message under paths into tenant. One bad message never stops the
 // batch: it is counted as failed, with its file named. The error is non-nil only when
-// the import as a whole could not go on (unreadable arguments, database down).
+// the import as a whole could not go on (unreadable arguments, database down, ctx ended
+// before every message was read); the goroutines it started have ended or are ending
+// then, whatever the reason.
 func (im *Importer) Import(ctx context.Context, tenant string, paths []string) (ImportReport, error) {
 	files, err := SourceFiles(paths)
 	if err != nil {
@@ -68,7 +70,7 @@ func (im *Importer) Import(ctx context.Context, tenant string, paths []string) (
 	sources := make(chan source, 64)
 	go readSources(ctx, files, sources, budget, im.weight)
 	prepared := make(chan prepResult, 2*im.batchSize())
-	im.prepareAll(tenant, sources, prepared)
+	im.prepareAll(ctx, tenant, sources, prepared)
 	return im.commitAll(ctx, len(files), prepared, budget)
 }
 
@@ -80,7 +82,11 @@ type prepResult struct {
 	countsFile bool // the first message of its file (for progress)
 }
 
-func (im *Importer) prepareAll(tenant string, in <-chan source, out chan<- prepResult) {
+// prepareAll starts the workers that parse and seal what in brings, and closes out when
+// they are done. A worker gives up a result when ctx is done: once Import returns (a
+// commit failed, or the caller cancelled), nobody reads out, and a worker blocked on it
+// would never end.
+func (im *Importer) prepareAll(ctx context.Context, tenant string, in <-chan source, out chan<- prepResult) {
 	workers := im.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -99,7 +105,10 @@ func (im *Importer) prepareAll(tenant string, in <-chan source, out chan<- prepR
 				if r.err == nil {
 					r.p, r.err = im.Archive.Prepare(Incoming{Tenant: tenant, Raw: s.raw, Arrived: now(), Source: s.name})
 				}
-				out <- r
+				select {
+				case out <- r:
+				case <-ctx.Done():
+				}
 			}
 		}()
 	}
@@ -138,6 +147,8 @@ func (im *Importer) batchSize() int {
 	return im.BatchSize
 }
 
+// commitAll takes the prepared messages off in and commits them in batches, until in is
+// closed or a commit fails for the whole import.
 func (im *Importer) commitAll(ctx context.Context, total int, in <-chan prepResult, budget *semaphore.Weighted) (ImportReport, error) {
 	size := im.batchSize()
 	var rep ImportReport
@@ -170,7 +181,19 @@ func (im *Importer) commitAll(ctx context.Context, total int, in <-chan prepResu
 			}
 		}
 	}
-	return rep, flush()
+	if err := flush(); err != nil {
+		return rep, err
+	}
+	return rep, stopped(ctx)
+}
+
+// stopped is the error of an import whose ctx ended before every message was read: the
+// reader and the workers drop what they hold then, so the report is incomplete.
+func stopped(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("import cancelled: %w", err)
+	}
+	return nil
 }
 
 // commitBatch commits a batch; when the batch fails as a whole, each message is tried

@@ -36,11 +36,6 @@ type Message struct {
 
 const messageColumns = `m.id, m.tenant_id, m.message_id, m."from", m.subject, m.sent, m.arrived, m.size, m.attachments, m.retained, m.spam, m.digest, m.parse_note`
 
-func (a *Archive) selectMessages(ctx context.Context, tail string, args ...any) ([]Message, error) {
-	rows, err := a.db.QueryContext(ctx, a.db.Rebind(`SELECT `+messageColumns+` FROM metadata m `+tail), args...)
-	return a.scanMessages(ctx, rows, err)
-}
-
 // scanMessages reads the rows of a message query and their recipients.
 func (a *Archive) scanMessages(ctx context.Context, rows *sql.Rows, err error) ([]Message, error) {
 	if err != nil {

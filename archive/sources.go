@@ -111,6 +111,9 @@ func readSources(ctx context.Context, files []string, out chan<- source, budget 
 		}
 	}
 	for _, f := range files {
+		if ctx.Err() != nil {
+			return
+		}
 		if isMbox(f) {
 			if err := readMbox(ctx, f, send); err != nil {
 				send(source{name: f, err: err, countsFile: true})

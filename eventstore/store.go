@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/mailledger/mailledger/database"
@@ -108,8 +107,6 @@ type Store struct {
 	db     *database.DB
 	opts   Options
 	notify *notifier
-
-	treeMu sync.Mutex // serialises lazy reads of the Merkle state
 }
 
 // New returns a Store on db, whose schema must be migrated.

@@ -44,15 +44,6 @@ func (r *run) check(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// spend counts n decompressed bytes against lim.MaxUnzip.
-func (r *run) spend(n int64) error {
-	r.unzip += n
-	if r.unzip > r.lim.MaxUnzip {
-		return errUnzipLimit
-	}
-	return nil
-}
-
 // unzipLeft is how many decompressed bytes may still be read.
 func (r *run) unzipLeft() int64 { return max(0, r.lim.MaxUnzip-r.unzip) }
 

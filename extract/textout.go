@@ -22,9 +22,6 @@ func newTextOut(max int) *textOut { return &textOut{max: max} }
 // String returns the text written so far.
 func (t *textOut) String() string { return t.b.String() }
 
-// full reports whether text has been cut at the limit: readers may stop.
-func (t *textOut) full() bool { return t.cut }
-
 // sep owes a separator before the next text: ' ', '\t' or '\n'.
 func (t *textOut) sep(c byte) {
 	if t.b.Len() == 0 {
@@ -66,15 +63,6 @@ func (t *textOut) text(s string) error {
 		return errTextFull
 	}
 	return nil
-}
-
-// rune writes one character.
-func (t *textOut) rune(r rune) error {
-	if r < utf8.RuneSelf {
-		return t.text(string(byte(r)))
-	}
-	var buf [utf8.UTFMax]byte
-	return t.text(string(utf8.AppendRune(buf[:0], r)))
 }
 
 // cleanPrefix is the length of the longest prefix of s holding no control character,

@@ -124,15 +124,6 @@ func isAttachment(h textproto.MIMEHeader) bool {
 	return disposition == "attachment" || dparams["filename"] != "" || tparams["name"] != ""
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func boolInt(b bool) int {
 	if b {
 		return 1

@@ -72,6 +72,7 @@ func (env *environment) parseImport(args []string) (string, []string, error) {
 		paths, args = append(paths, fs.Arg(0)), fs.Args()[1:]
 	}
 	if len(paths) == 0 {
+		//lint:ignore ST1005 the error is the usage line, whose "PATH..." says paths may repeat
 		return "", nil, usageError(errors.New(importUsage))
 	}
 	if !tenantPattern.MatchString(*tenant) || strings.Contains(*tenant, "..") {
