@@ -251,7 +251,7 @@ func (f *fixture) indexed(t *testing.T, id int64) bool {
 	q := `SELECT COUNT(*) FROM message_search WHERE id = ?`
 	switch f.db.Dialect {
 	case database.SQLite:
-		q = `SELECT COUNT(*) FROM message_search WHERE rowid = (SELECT datekey FROM metadata WHERE id = ?)`
+		q = `SELECT COUNT(*) FROM message_search WHERE rowid = ?`
 	case database.MySQL:
 		q = `SELECT COUNT(*) FROM search_term WHERE id = ?`
 	}

@@ -244,7 +244,7 @@ func (a *Archive) reindexWrite(ctx context.Context, st *reindexState, batch []*r
 			ids = append(ids, it.id)
 			todo = append(todo, it)
 		}
-		// Out of the index before the date keys change: SQLite finds its rows by them.
+		// Out of the index first, then in again with the terms the current rules make.
 		if err := a.index.remove(ctx, tx, ids); err != nil {
 			return fmt.Errorf("remove index rows: %w", err)
 		}
@@ -255,7 +255,7 @@ func (a *Archive) reindexWrite(ctx context.Context, st *reindexState, batch []*r
 			if err != nil {
 				return err
 			}
-			entries = append(entries, indexEntry{id: it.id, key: key, tenant: it.tenant, terms: it.msg.Terms})
+			entries = append(entries, indexEntry{id: it.id, tenant: it.tenant, terms: it.msg.Terms})
 			rows.addAddresses(it.id, key, it.msg)
 		}
 		if err := a.index.add(ctx, tx, entries); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/database"
@@ -40,7 +39,6 @@ func newSearchIndex(d database.Dialect) searchIndex {
 // indexEntry is one message to index.
 type indexEntry struct {
 	id     int64
-	key    int64 // its date key (DateKey)
 	tenant string
 	terms  []string
 }
@@ -107,6 +105,10 @@ const ftsPairJoin = "_"
 // ftsTerm is a term as the FTS5 index stores it.
 func ftsTerm(t string) string { return strings.ReplaceAll(t, analyzer.PairSeparator, ftsPairJoin) }
 
+// add inserts one row per message, rowid = metadata.id. (Keyed by the date key instead,
+// the index gave pages in date order without a sort, but doubled in size: a posting list
+// stores the gaps between rowids, and the keys of a word's messages lie far apart where
+// ids lie close; docs/performance.md, "The date key in FTS5".)
 func (sqliteIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
 	return insertIndexRows(ctx, tx, `INSERT INTO message_search (rowid, terms) VALUES `, `(?, ?)`, entries,
 		func(e indexEntry) []any {
@@ -118,13 +120,12 @@ func (sqliteIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntr
 				}
 				b.WriteString(ftsTerm(t))
 			}
-			return []any{e.key, b.String()}
+			return []any{e.id, b.String()}
 		})
 }
 
-// remove finds the messages' rows by their date keys: call it before a date key changes.
 func (sqliteIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
-	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE rowid IN (SELECT datekey FROM metadata WHERE id IN `, ids, `)`)
+	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE rowid IN `, ids)
 }
 
 // ftsQuery is q as an FTS5 query: every term a string, every prefix a string with *,
@@ -142,31 +143,21 @@ func ftsQuery(q analyzer.Query) string {
 }
 
 func (sqliteIndex) match(q analyzer.Query) (string, []any) {
-	return `m.datekey IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)`, []any{ftsQuery(q)}
+	return `m.id IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)`, []any{ftsQuery(q)}
 }
 
-// driveFrom: SQLite's text searches are driven by orderedFrom.
-func (sqliteIndex) driveFrom(analyzer.Query) (from, cond string, args []any, ok bool) {
-	return "", "", nil, false
+// driveFrom makes the count of a text search read the FTS5 index first and look each
+// match up by primary key: SQLite otherwise walks the tenant's messages newest first and
+// tests each against the match list, which for a word in a third of 100,000 messages took
+// 90 ms to count 10,001 of them against 25 ms this way. CROSS JOIN keeps SQLite to that
+// order.
+func (sqliteIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bool) {
+	return `message_search CROSS JOIN metadata m ON m.id = message_search.rowid`, `message_search MATCH ?`, []any{ftsQuery(q)}, true
 }
 
-// orderedFrom walks the FTS5 hits from the newest date key down (FTS5 gives a posting list
-// in either rowid order and takes a rowid range) and looks each one up by metadata_datekey,
-// which answers the tenant and visibility conditions from the index alone. CROSS JOIN
-// keeps SQLite to that order: it otherwise walks the tenant's messages newest first and
-// tests each against the match list (a word in a third of 100,000 messages: 90 ms to
-// count 10,001 of them against 25 ms driven from the index).
-func (sqliteIndex) orderedFrom(q analyzer.Query, from, to time.Time) (fromClause, cond string, args []any, order string) {
-	cond, args = `message_search MATCH ?`, []any{ftsQuery(q)}
-	lo, hi, hasLo, hasHi := dateKeyBounds(from, to)
-	if hasLo {
-		cond, args = cond+` AND message_search.rowid >= ?`, append(args, lo)
-	}
-	if hasHi {
-		cond, args = cond+` AND message_search.rowid < ?`, append(args, hi)
-	}
-	return `message_search CROSS JOIN metadata m ON m.datekey = message_search.rowid`, cond, args, `message_search.rowid DESC`
-}
+// walksAddresses: SQLite's address_role_addr_date and address_role_domain_date give an
+// address's messages newest first.
+func (sqliteIndex) walksAddresses() bool { return true }
 
 // pagePrefix: SQLite needs no hint for the page.
 func (sqliteIndex) pagePrefix(context.Context, *database.DB, analyzer.Query) string { return "" }
@@ -176,10 +167,9 @@ func (x sqliteIndex) hits(ctx context.Context, db *database.DB, _ string, text a
 	return countHits(ctx, db, `SELECT rowid FROM message_search WHERE message_search MATCH ?`, []any{ftsQuery(text)}, max)
 }
 
-// driveCap: at a million messages each hit of an address costs a lookup of about 5 µs and
-// its share of the sort (2026-11-26: 18,000 hits of two words, 106 ms p50): 10,000 keeps
-// the page near 50 ms, and past it the date walk meets a match every few rows. A text
-// search is not sorted (orderedFrom); its hits are counted to weigh it against addresses.
+// driveCap: at a million messages each hit costs a lookup of about 5 µs and its share of
+// the sort (2026-11-26: 18,000 hits of two words, 106 ms p50): 10,000 keeps the page near
+// 50 ms, and past it the date walk meets a match every few rows.
 func (sqliteIndex) driveCap() int { return 10000 }
 
 // countHits counts the rows of query, up to max+1.
@@ -248,6 +238,10 @@ func (pgIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bo
 
 // pagePrefix: PostgreSQL takes no hint.
 func (pgIndex) pagePrefix(context.Context, *database.DB, analyzer.Query) string { return "" }
+
+// walksAddresses: PostgreSQL's address_role has no date-key index (not measured at scale
+// yet: docs/performance.md, "At a million messages").
+func (pgIndex) walksAddresses() bool { return false }
 
 // removeChunk bounds the ids of one index DELETE.
 const removeChunk = 500

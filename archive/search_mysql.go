@@ -152,3 +152,7 @@ func (x *mysqlIndex) limitHint(ctx context.Context, db *database.DB) bool {
 	}
 	return *x.hasLimitHint
 }
+
+// walksAddresses: MariaDB's address_role has no date-key index (not measured at scale
+// yet: docs/performance.md, "At a million messages").
+func (*mysqlIndex) walksAddresses() bool { return false }

@@ -103,6 +103,9 @@ type searchPlanner interface {
 	driveFrom(text analyzer.Query) (from, cond string, args []any, ok bool)
 	// pagePrefix returns what goes before the SELECT of the page ("" for nothing).
 	pagePrefix(ctx context.Context, db *database.DB, text analyzer.Query) string
+	// walksAddresses says whether address_role has indexes that give an address's or a
+	// domain's messages in page order (address_role_addr_date, address_role_domain_date).
+	walksAddresses() bool
 }
 
 // searchPlan is how Search reads: the FROM clause, conditions and arguments of its count,
@@ -122,41 +125,31 @@ type plannedDriver struct {
 	order       string
 }
 
-// orderedIndex is a searchIndex whose hits come in page order: SQLite's FTS5 index, keyed
-// by the date key. A text search then walks its hits newest first and stops after the
-// page, however many there are, and a date window is a range of the index.
-type orderedIndex interface {
-	// orderedFrom returns a FROM clause that reads the index's hits newest first before
-	// metadata m, its condition (within the date keys of from and to, zero for none), and
-	// the page order.
-	orderedFrom(text analyzer.Query, from, to time.Time) (fromClause, cond string, args []any, order string)
-}
-
-// ordered says whether the archive's index is an orderedIndex (SQLite): every driver then
-// walks its hits in page order.
-func (a *Archive) ordered() bool {
-	_, ok := a.index.(orderedIndex)
-	return ok
+// walksAddresses says whether the archive's address conditions can drive a search in page
+// order (SQLite): each then walks its messages newest first and stops after the page, and
+// the others are tested per message by primary key.
+func (a *Archive) walksAddresses() bool {
+	p, ok := a.index.(searchPlanner)
+	return ok && p.walksAddresses()
 }
 
 // plan chooses how Search reads. The drivers are the text's index hits and the
 // address_role rows of from=, to= and the participant, each counted up to the index's
-// driveCap (an index range, no table). Where the index is ordered (orderedIndex) each
-// driver walks its hits newest first and stops after the page, and the one with the fewest
-// hits drives (the text when every count passes the cap). Elsewhere a driver's hits are
-// looked up and sorted, so only one within driveCap drives, the fewest; without one the
-// database walks the date index (a text search with at most a participant besides still
-// counts from the text's hits).
+// driveCap (an index range, no table). A driver's hits are looked up and sorted, so one
+// within driveCap leads, the fewest; where addresses are walked in page order
+// (walksAddresses) an address leads whatever its count, when it has the fewest hits or
+// when nothing else is within the cap. Without a driver the database walks the date index
+// (a text search with at most a participant besides still counts from the text's hits).
 func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where string, args []any) (searchPlan, error) {
 	plain := searchPlan{plannedDriver: plannedDriver{`metadata m`, where, args, pageOrder}}
 	p, ok := a.index.(searchPlanner)
 	if !ok {
 		return plain, nil
 	}
-	limit, ordered := p.driveCap(), a.ordered()
+	limit, walks := p.driveCap(), p.walksAddresses()
 	best, bestN := -1, 0
 	var drivers []plannedDriver
-	consider := func(d plannedDriver, n int) {
+	consider := func(d plannedDriver, n int, ordered bool) {
 		if (n <= limit || ordered) && (best < 0 || n < bestN) {
 			best, bestN = len(drivers), n
 		}
@@ -164,22 +157,15 @@ func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where 
 	}
 	var textDriver *plannedDriver
 	if !text.Empty() {
-		restWhere, restArgs := a.conditions(q, analyzer.Query{})
-		var d plannedDriver
-		var ok bool
-		if o, isOrdered := a.index.(orderedIndex); isOrdered {
-			from, cond, condArgs, order := o.orderedFrom(text, q.DateFrom, q.DateTo)
-			d, ok = plannedDriver{from, cond + ` AND ` + restWhere, append(condArgs, restArgs...), order}, true
-		} else if from, cond, condArgs, found := p.driveFrom(text); found {
-			d, ok = plannedDriver{from, cond + ` AND ` + restWhere, append(condArgs, restArgs...), pageOrder}, true
-		}
-		if ok {
+		if driveFrom, cond, condArgs, ok := p.driveFrom(text); ok {
+			restWhere, restArgs := a.conditions(q, analyzer.Query{})
+			d := plannedDriver{driveFrom, cond + ` AND ` + restWhere, append(condArgs, restArgs...), pageOrder}
 			n, err := p.hits(ctx, a.db, q.Tenant, text, limit)
 			if err != nil {
 				return plain, fmt.Errorf("count index hits: %w", err)
 			}
 			textDriver = &d
-			consider(d, n)
+			consider(d, n, false)
 		}
 		plain.prefix = p.pagePrefix(ctx, a.db, text)
 	}
@@ -188,12 +174,12 @@ func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where 
 		if err != nil {
 			return plain, fmt.Errorf("count address hits: %w", err)
 		}
-		if ordered { // the walk is the condition: the others are tested on each hit
+		if walks { // the walk is the condition: the others are tested on each message
 			rest, restArgs := a.conditions(r.without(q), text)
-			consider(plannedDriver{`address_role h CROSS JOIN metadata m ON m.datekey = h.datekey`, r.ordered + ` AND ` + rest,
-				append(append([]any{}, r.orderedArgs...), restArgs...), `h.datekey DESC`}, n)
+			consider(plannedDriver{`address_role h CROSS JOIN metadata m ON m.id = h.id`, r.ordered + ` AND ` + rest,
+				append(append([]any{}, r.orderedArgs...), restArgs...), `h.datekey DESC`}, n, true)
 		} else {
-			consider(plannedDriver{a.drivenFrom(r.sql), where, append(append([]any{}, r.args...), args...), pageOrder}, n)
+			consider(plannedDriver{a.drivenFrom(r.sql), where, append(append([]any{}, r.args...), args...), pageOrder}, n, false)
 		}
 	}
 	switch {
@@ -305,7 +291,7 @@ func (a *Archive) conditions(q Query, text analyzer.Query) (string, []any) {
 		add(c, a...)
 	}
 	addressCond := func(r hitSource) {
-		if a.ordered() {
+		if a.walksAddresses() {
 			add(r.test, r.testArgs...)
 		} else {
 			add(`m.id IN (`+r.sql+`)`, r.args...)

@@ -14,10 +14,12 @@ import (
 	"github.com/mailledger/mailledger/database"
 )
 
-// TestSQLiteSearchPagesNeedNoSort: on SQLite every driven page reads an index in page
-// order (the FTS5 index keyed by date key, address_role's date-key indexes, the tenant's
-// date-key index), so a page of a word or an address held by most of the archive costs
-// the page, not a sort of every hit. The plans are read with EXPLAIN QUERY PLAN.
+// TestSQLiteSearchPagesNeedNoSort: on SQLite an address's, a domain's, a participant's and
+// a date window's pages read an index in page order (address_role's date-key indexes, the
+// tenant's date-key index), so a page of an address in a fifth of the archive costs the
+// page, not a sort of every hit; also with a word besides. The plans are read with
+// EXPLAIN QUERY PLAN. (A text search's hits are sorted when they are few, and otherwise
+// the date index is walked.)
 func TestSQLiteSearchPagesNeedNoSort(t *testing.T) {
 	arc, db := newSearchArchive(t, database.SQLite)
 	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -29,9 +31,8 @@ func TestSQLiteSearchPagesNeedNoSort(t *testing.T) {
 	commitRaw(t, arc, "default", raws...)
 	ctx := context.Background()
 	for _, q := range []Query{
-		{Text: "harbour"}, {Text: "harbour crane", Offset: 20}, {Text: "harb*"},
-		{Text: "harbour", DateFrom: day.Add(5 * time.Hour), DateTo: day.Add(30 * time.Hour)},
 		{From: "ann@a.test"}, {To: "@d.test", Offset: 10}, {Participant: "eve@d.test"},
+		{From: "ann@a.test", Text: "harbour"}, {To: "@d.test", DateFrom: day.Add(5 * time.Hour)},
 		{DateFrom: day.Add(5 * time.Hour)}, {},
 	} {
 		q.Tenant = "default"

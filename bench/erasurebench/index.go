@@ -54,7 +54,7 @@ func (l *loader) searchRows(ctx context.Context) error {
 	rcpts := `COALESCE((SELECT group_concat(r."to", ' ') FROM rcpt r WHERE r.id = m.id), '')`
 	atts := `CASE WHEN m.attachments > 0 THEN 'report-' || m.id || '.pdf' ELSE '' END`
 	q := `INSERT INTO message_search (rowid, terms)
-		SELECT m.datekey, m.subject || ' ' || m."from" || ' ' || ` + rcpts + ` || ' ' || ` + body + ` || ' ' || ` + atts + `
+		SELECT m.id, m.subject || ' ' || m."from" || ' ' || ` + rcpts + ` || ' ' || ` + body + ` || ' ' || ` + atts + `
 		FROM metadata m WHERE m.deleted = 0 AND m.erased_by IS NULL ORDER BY m.id`
 	if l.d == database.Postgres {
 		rcpts = `COALESCE((SELECT string_agg(r."to", ' ') FROM rcpt r WHERE r.id = m.id), '')`

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,7 @@ type config struct {
 	workers     int
 	batch       int
 	tmpDir      string
+	cpuProfile  string
 	strict      bool
 	log         io.Writer // progress lines while the run goes (standard error)
 }
@@ -55,6 +57,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.assessRuns, "assess-runs", 3, "timed assessments of each address (after one untimed)")
 	fs.IntVar(&c.workers, "workers", 0, "archive.Importer Workers (0: its default, GOMAXPROCS)")
 	fs.IntVar(&c.batch, "batch", 0, "archive.Importer BatchSize (0: its default)")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the mbox files, the message stores and the SQLite files")
 	fs.StringVar(&pg, "postgres", c.urls[database.Postgres], "PostgreSQL admin URL (a fresh database is created on it)")
 	fs.StringVar(&my, "mysql", c.urls[database.MySQL], "MySQL/MariaDB admin URL (a fresh database is created on it)")
@@ -106,6 +109,17 @@ func (c *config) searchAfter(k, n int) bool { return (k+1)%c.searchEvery == 0 ||
 func main() { benchenv.Main("scalebench", parseFlags, run) }
 
 func run(ctx context.Context, cfg *config, out io.Writer) error {
+	if cfg.cpuProfile != "" {
+		f, err := os.Create(cfg.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	started := time.Now()
 	fmt.Fprintf(out, "scalebench %s\nmachine: %s\ncommand: %s\n\n", started.UTC().Format(time.RFC3339), benchenv.Machine(), commandLine(cfg.args))
 	work, err := os.MkdirTemp(cfg.tmpDir, "scalebench-")

@@ -3,21 +3,12 @@
 -- first by their date (msgdate to the second, clamped to 1900..2172) and then by id, the
 -- order of every search page. datekey = seconds since 1900 << 30 | (id & 2^30-1), computed
 -- by archive.DateKey; this statement is its SQL form for the rows already here.
--- The FTS5 index is keyed by it (rowid = datekey), so a word's posting list is already in
--- page order: a page of a common word is its last entries, a date window a rowid range.
--- The old index was keyed by id: it is emptied, and `mailledger reindex` fills it again
--- (docs/operations.md).
 ALTER TABLE metadata ADD COLUMN datekey BIGINT NULL;
 UPDATE metadata SET datekey =
     (MIN(MAX(CAST(strftime('%s', msgdate) AS INTEGER) + 2208988800, 0), 8589934591) << 30) | (id & 1073741823);
--- The date walk of a tenant's messages, and the lookup of an index hit: (datekey, tenant,
--- visibility) answers "is this hit a visible message of the tenant" from the index alone.
+-- The date walk of a tenant's messages, newest first.
 CREATE INDEX metadata_tenant_datekey ON metadata (tenant_id, datekey);
-CREATE INDEX metadata_datekey ON metadata (datekey, tenant_id, deleted, erased_by);
 DROP INDEX metadata_msgdate;
-
-DELETE FROM message_search;
-DELETE FROM reindex_state;
 
 -- address_role carries its message's date key (rewritten with it by reindex), so that the
 -- messages of an address or a domain in a role come newest first from an index: a page of
@@ -34,7 +25,5 @@ DROP INDEX address_role_addr_date;
 ALTER TABLE address_role DROP COLUMN datekey;
 
 CREATE INDEX metadata_msgdate ON metadata (tenant_id, msgdate);
-DROP INDEX metadata_datekey;
 DROP INDEX metadata_tenant_datekey;
 ALTER TABLE metadata DROP COLUMN datekey;
-DELETE FROM message_search;
