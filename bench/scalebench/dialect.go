@@ -60,12 +60,20 @@ func runDialect(ctx context.Context, cfg *config, c *corpus, d database.Dialect,
 		return res, err
 	}
 	defer db.Close()
+	if cfg.keep {
+		db.Keep()
+		fmt.Fprintf(cfg.log, "scalebench: %s kept at %s\n", d, db.URL)
+	}
 	res.version, res.durability = db.Version, benchenv.Durability(ctx, db.DB)
 	dir, err := os.MkdirTemp(work, string(d)+"-")
 	if err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(dir)
+	if !cfg.keep {
+		defer os.RemoveAll(dir)
+	} else {
+		fmt.Fprintf(cfg.log, "scalebench: %s message store kept at %s\n", d, dir)
+	}
 	arc, err := newArchive(db.DB, dir)
 	if err != nil {
 		return res, err

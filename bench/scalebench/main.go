@@ -40,6 +40,7 @@ type config struct {
 	tmpDir      string
 	cpuProfile  string
 	strict      bool
+	keep        bool
 	log         io.Writer // progress lines while the run goes (standard error)
 }
 
@@ -61,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the mbox files, the message stores and the SQLite files")
 	fs.StringVar(&pg, "postgres", c.urls[database.Postgres], "PostgreSQL admin URL (a fresh database is created on it)")
 	fs.StringVar(&my, "mysql", c.urls[database.MySQL], "MySQL/MariaDB admin URL (a fresh database is created on it)")
+	fs.BoolVar(&c.keep, "keep", false, "leave the databases and message stores in place after the run (their places are printed)")
 	fs.BoolVar(&c.strict, "strict", os.Getenv("CI") == "true", "fail instead of skipping an unreachable server")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -126,7 +128,9 @@ func run(ctx context.Context, cfg *config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	if !cfg.keep {
+		defer os.RemoveAll(work)
+	}
 	steps := filepath.Join(work, "steps")
 	if err := os.Mkdir(steps, 0o700); err != nil {
 		return err
