@@ -32,6 +32,7 @@ var _ ErasureArchive = (*archive.Archive)(nil)
 // background consumers that assess and execute requests (see Register).
 type Erasure struct {
 	store            *eventstore.Store
+	requests         *repository[erasure.Request, *erasure.Request]
 	arc              ErasureArchive
 	distinctApprover bool
 	clock            func() time.Time
@@ -71,7 +72,9 @@ func NewErasure(store *eventstore.Store, arc ErasureArchive, opts ...ErasureOpti
 	if store == nil || arc == nil {
 		return nil, errors.New("app: erasure needs a store and an archive")
 	}
-	e := &Erasure{store: store, arc: arc, distinctApprover: true, clock: time.Now, logger: slog.Default()}
+	e := &Erasure{store: store, arc: arc, distinctApprover: true, clock: time.Now, logger: slog.Default(),
+		requests: &repository[erasure.Request, *erasure.Request]{store: store, noun: "erasure request",
+			streamType: erasure.StreamType, streamID: erasure.StreamID, decode: erasure.Decode}}
 	for _, o := range opts {
 		o(e)
 	}
@@ -97,25 +100,23 @@ func (e *Erasure) Create(ctx context.Context, tenant string, in CreateRequestInp
 	if _, err := erasure.NewRequest(cmd); err != nil {
 		return nil, err
 	}
-	id, last, err := e.appendNew(ctx, cmd, md)
+	id, err := e.appendNew(ctx, cmd, md)
 	if err != nil {
 		return nil, err
 	}
-	e.store.Notify(last)
 	return e.Get(ctx, tenant, id)
 }
 
 // appendNew numbers the request and appends its Created event in one transaction that
-// holds the ledger-head lock, and returns the request id and the event's position. The
-// year comes from the Erasure's clock.
-func (e *Erasure) appendNew(ctx context.Context, cmd erasure.Create, md domain.Metadata) (string, int64, error) {
+// holds the ledger-head lock, and returns the request id. The year comes from the
+// Erasure's clock.
+func (e *Erasure) appendNew(ctx context.Context, cmd erasure.Create, md domain.Metadata) (string, error) {
 	year := e.clock().UTC().Year()
-	var last int64
-	err := e.store.DB().InTx(ctx, func(tx *database.Tx) error {
-		if err := eventstore.LockHead(ctx, tx); err != nil {
+	err := inLedgerTx(ctx, e.store, func(tx *ledgerTx) error {
+		if err := eventstore.LockHead(ctx, tx.Tx); err != nil {
 			return err
 		}
-		seq, err := lastSequence(ctx, tx, year)
+		seq, err := lastSequence(ctx, tx.Tx, year)
 		if err != nil {
 			return err
 		}
@@ -124,15 +125,10 @@ func (e *Erasure) appendNew(ctx context.Context, cmd erasure.Create, md domain.M
 		if err != nil {
 			return err
 		}
-		stream := eventstore.Stream{ID: erasure.StreamID(cmd.RequestID), Type: erasure.StreamType, TenantID: cmd.TenantID}
-		recs, err := e.store.AppendTx(ctx, tx, stream, eventstore.NoStream, eventstore.FromDomain(ev, md))
-		if err != nil {
-			return err
-		}
-		last = recs[len(recs)-1].Position
-		return nil
+		_, err = e.requests.appendTx(ctx, tx, nil, e.requests.stream(cmd.RequestID, cmd.TenantID), eventstore.NoStream, md, ev)
+		return err
 	})
-	return cmd.RequestID, last, err
+	return cmd.RequestID, err
 }
 
 func lastSequence(ctx context.Context, tx *database.Tx, year int) (int, error) {
@@ -213,32 +209,13 @@ func (e *Erasure) decide(ctx context.Context, tenant, requestID string, md domai
 	return e.Get(ctx, tenant, requestID)
 }
 
+// append appends ev to r's stream at the version r was loaded at, and applies it to r.
 func (e *Erasure) append(ctx context.Context, r *erasure.Request, ev domain.Event, md domain.Metadata) error {
-	stream := eventstore.Stream{ID: erasure.StreamID(r.RequestID), Type: erasure.StreamType, TenantID: r.TenantID}
-	recs, err := e.store.Append(ctx, stream, r.Version, eventstore.FromDomain(ev, md))
-	if err != nil {
-		return err
-	}
-	r.Apply(ev, recs[0].RecordedAt)
-	return nil
+	_, err := e.requests.append(ctx, r, e.requests.stream(r.RequestID, r.TenantID), r.Version, md, ev)
+	return err
 }
 
 // load replays a request's events; a request of another tenant is ErrNotFound.
 func (e *Erasure) load(ctx context.Context, tenant, requestID string) (*erasure.Request, error) {
-	recs, err := e.store.Load(ctx, erasure.StreamID(requestID))
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) == 0 || (tenant != AllTenants && recs[0].TenantID != tenant) {
-		return nil, fmt.Errorf("%w: erasure request %s", ErrNotFound, requestID)
-	}
-	var r erasure.Request
-	for _, rec := range recs {
-		ev, err := erasure.Decode(rec.EventType, rec.Data)
-		if err != nil {
-			return nil, err
-		}
-		r.Apply(ev, rec.RecordedAt)
-	}
-	return &r, nil
+	return e.requests.load(ctx, tenant, requestID)
 }

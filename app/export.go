@@ -33,6 +33,7 @@ var _ ExportArchive = (*archive.Archive)(nil)
 // while Run is running; Register adds the consumer that admits jobs when slots free.
 type Exports struct {
 	store *eventstore.Store
+	jobs  *repository[export.Job, *export.Job]
 	arc   ExportArchive
 	cfg   ExportsConfig
 
@@ -66,7 +67,9 @@ func NewExports(store *eventstore.Store, arc ExportArchive, cfg ExportsConfig) (
 	if memory == nil {
 		memory = NewMemoryBudget(cfg.MaxInFlightBytes)
 	}
-	return &Exports{store: store, arc: arc, cfg: cfg, runners: map[string]*runner{}, memory: memory}, nil
+	jobs := &repository[export.Job, *export.Job]{store: store, noun: "export",
+		streamType: export.StreamType, streamID: export.StreamID, decode: export.Decode}
+	return &Exports{store: store, jobs: jobs, arc: arc, cfg: cfg, runners: map[string]*runner{}, memory: memory}, nil
 }
 
 // InFlightBytes is how many bytes of originals the running jobs (and the message reads
@@ -91,18 +94,18 @@ func (x *Exports) Create(ctx context.Context, tenant string, req export.Request,
 	}
 	created := &export.Created{JobID: jobID, TenantID: tenant, Config: cfg, CreatedBy: md.Actor}
 	var rec eventstore.Record
-	err = x.store.DB().InTx(ctx, func(tx *database.Tx) error {
-		if err := eventstore.LockHead(ctx, tx); err != nil {
+	err = inLedgerTx(ctx, x.store, func(tx *ledgerTx) error {
+		if err := eventstore.LockHead(ctx, tx.Tx); err != nil {
 			return err
 		}
-		issued, err := issuedRanges(ctx, tx, cfg.BatesPrefix)
+		issued, err := issuedRanges(ctx, tx.Tx, cfg.BatesPrefix)
 		if err != nil {
 			return err
 		}
 		if created.Reserved, err = export.Reserve(issued, cfg.BatesStartNumber, len(cfg.EmailIDs), cfg.BatesDigits); err != nil {
 			return err
 		}
-		recs, err := x.store.AppendTx(ctx, tx, jobStream(jobID, tenant), eventstore.NoStream, eventstore.FromDomain(created, md))
+		recs, err := x.jobs.appendTx(ctx, tx, nil, x.jobs.stream(jobID, tenant), eventstore.NoStream, md, created)
 		if err != nil {
 			return err
 		}
@@ -112,7 +115,6 @@ func (x *Exports) Create(ctx context.Context, tenant string, req export.Request,
 	if err != nil {
 		return nil, err
 	}
-	x.store.Notify(rec.Position)
 	return createdView(rec, created), nil
 }
 
@@ -143,10 +145,6 @@ func issuedRanges(ctx context.Context, tx *database.Tx, prefix string) ([]export
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-func jobStream(jobID, tenant string) eventstore.Stream {
-	return eventstore.Stream{ID: export.StreamID(jobID), Type: export.StreamType, TenantID: tenant}
 }
 
 // Cancel cancels a pending or running job of tenant (AllTenants for an administrator).
@@ -197,13 +195,10 @@ func (x *Exports) decide(ctx context.Context, tenant, jobID string, md domain.Me
 	}
 }
 
+// append appends ev to j's stream at the version j was loaded at, and applies it to j.
 func (x *Exports) append(ctx context.Context, j *export.Job, ev domain.Event, md domain.Metadata) error {
-	recs, err := x.store.Append(ctx, jobStream(j.JobID, j.TenantID), j.Version, eventstore.FromDomain(ev, md))
-	if err != nil {
-		return err
-	}
-	j.Apply(ev, recs[0].RecordedAt)
-	return nil
+	_, err := x.jobs.append(ctx, j, x.jobs.stream(j.JobID, j.TenantID), j.Version, md, ev)
+	return err
 }
 
 // decideLocked is decide for a command that many clients send at once (a download):
@@ -212,61 +207,41 @@ func (x *Exports) append(ctx context.Context, j *export.Job, ev domain.Event, md
 // It holds the lock for one read of the job's stream.
 func (x *Exports) decideLocked(ctx context.Context, tenant, jobID string, md domain.Metadata, fn func(*export.Job) (domain.Event, error)) (*export.Job, error) {
 	var j *export.Job
-	var rec eventstore.Record
-	err := x.store.DB().InTx(ctx, func(tx *database.Tx) error {
-		if err := eventstore.LockHead(ctx, tx); err != nil {
+	err := inLedgerTx(ctx, x.store, func(tx *ledgerTx) error {
+		if err := eventstore.LockHead(ctx, tx.Tx); err != nil {
 			return err
 		}
-		recs, err := x.store.LoadTx(ctx, tx, export.StreamID(jobID))
-		if err != nil {
+		var err error
+		if j, err = x.jobs.loadTx(ctx, tx, tenant, jobID); err != nil {
 			return err
 		}
-		if j, err = replay(tenant, jobID, recs); err != nil {
-			return err
+		if j.Deleted {
+			return deletedJob(jobID)
 		}
 		ev, err := fn(j)
 		if err != nil {
 			return err
 		}
-		appended, err := x.store.AppendTx(ctx, tx, jobStream(j.JobID, j.TenantID), j.Version, eventstore.FromDomain(ev, md))
-		if err != nil {
-			return err
-		}
-		rec = appended[0]
-		j.Apply(ev, rec.RecordedAt)
-		return nil
+		_, err = x.jobs.appendTx(ctx, tx, j, x.jobs.stream(j.JobID, j.TenantID), j.Version, md, ev)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	x.store.Notify(rec.Position)
 	return j, nil
 }
 
 // load replays a job's events; a job of another tenant, or a deleted one, is ErrNotFound.
 func (x *Exports) load(ctx context.Context, tenant, jobID string) (*export.Job, error) {
-	recs, err := x.store.Load(ctx, export.StreamID(jobID))
+	j, err := x.jobs.load(ctx, tenant, jobID)
 	if err != nil {
 		return nil, err
 	}
-	return replay(tenant, jobID, recs)
+	if j.Deleted {
+		return nil, deletedJob(jobID)
+	}
+	return j, nil
 }
 
-// replay is the job of recs, the events of its stream; ErrNotFound as load says.
-func replay(tenant, jobID string, recs []eventstore.Record) (*export.Job, error) {
-	if len(recs) == 0 || (tenant != AllTenants && recs[0].TenantID != tenant) {
-		return nil, fmt.Errorf("%w: export %s", ErrNotFound, jobID)
-	}
-	var j export.Job
-	for _, rec := range recs {
-		ev, err := export.Decode(rec.EventType, rec.Data)
-		if err != nil {
-			return nil, err
-		}
-		j.Apply(ev, rec.RecordedAt)
-	}
-	if j.Deleted {
-		return nil, fmt.Errorf("%w: export %s", ErrNotFound, jobID)
-	}
-	return &j, nil
-}
+// deletedJob is the error of a load that found jobID deleted.
+func deletedJob(jobID string) error { return fmt.Errorf("%w: export %s", ErrNotFound, jobID) }

@@ -156,17 +156,16 @@ func (x *Exports) admit(ctx context.Context) error {
 		return nil
 	}
 	var started []string
-	var last int64
-	err := x.store.DB().InTx(ctx, func(tx *database.Tx) error {
-		started, last = nil, 0
-		if err := eventstore.LockHead(ctx, tx); err != nil {
+	err := inLedgerTx(ctx, x.store, func(tx *ledgerTx) error {
+		started = nil
+		if err := eventstore.LockHead(ctx, tx.Tx); err != nil {
 			return err
 		}
-		slots, err := readSlots(ctx, tx)
+		slots, err := readSlots(ctx, tx.Tx)
 		if err != nil {
 			return err
 		}
-		pending, err := pendingJobs(ctx, tx)
+		pending, err := pendingJobs(ctx, tx.Tx)
 		if err != nil {
 			return err
 		}
@@ -177,7 +176,7 @@ func (x *Exports) admit(ctx context.Context) error {
 			if slots.perTenant[p.tenant] >= x.cfg.MaxTenant {
 				continue
 			}
-			if last, err = x.startTx(ctx, tx, p); err != nil {
+			if err := x.startTx(ctx, tx, p); err != nil {
 				return err
 			}
 			slots.total++
@@ -188,9 +187,6 @@ func (x *Exports) admit(ctx context.Context) error {
 	})
 	if err != nil {
 		return fmt.Errorf("admit exports: %w", err)
-	}
-	if last > 0 {
-		x.store.Notify(last)
 	}
 	for _, id := range started {
 		x.launch(id)
@@ -255,17 +251,14 @@ func streamIDExpr(d database.Dialect) string {
 }
 
 // startTx appends the job's Started event in tx; the projection takes its slot.
-func (x *Exports) startTx(ctx context.Context, tx *database.Tx, p pendingJob) (int64, error) {
+func (x *Exports) startTx(ctx context.Context, tx *ledgerTx, p pendingJob) error {
 	j := export.Job{JobID: p.jobID, TenantID: p.tenant, Status: export.StatusPending}
 	ev, err := j.Start()
 	if err != nil {
-		return 0, err
+		return err
 	}
-	recs, err := x.store.AppendTx(ctx, tx, jobStream(p.jobID, p.tenant), p.version, eventstore.FromDomain(ev, domain.Metadata{Actor: exportActor}))
-	if err != nil {
-		return 0, err
-	}
-	return recs[len(recs)-1].Position, nil
+	_, err = x.jobs.appendTx(ctx, tx, nil, x.jobs.stream(p.jobID, p.tenant), p.version, domain.Metadata{Actor: exportActor}, ev)
+	return err
 }
 
 // launch runs an admitted job on its own goroutine; once it ends, the next jobs are

@@ -41,6 +41,7 @@ type HoldView struct {
 // LegalHolds places, releases and lists legal holds; every change is a ledger event.
 type LegalHolds struct {
 	store *eventstore.Store
+	holds *repository[legalhold.Hold, *legalhold.Hold]
 }
 
 // NewLegalHolds returns the legal-hold use cases; it rejects a nil store.
@@ -48,7 +49,9 @@ func NewLegalHolds(store *eventstore.Store) (*LegalHolds, error) {
 	if store == nil {
 		return nil, errors.New("app: legal holds need a store")
 	}
-	return &LegalHolds{store: store}, nil
+	holds := &repository[legalhold.Hold, *legalhold.Hold]{store: store, noun: "legal hold",
+		streamType: legalhold.StreamType, streamID: legalhold.StreamID, decode: legalhold.Decode}
+	return &LegalHolds{store: store, holds: holds}, nil
 }
 
 // PlaceHoldInput is the body of POST /api/v1/admin/legal-holds.
@@ -71,8 +74,7 @@ func (h *LegalHolds) Place(ctx context.Context, tenant string, in PlaceHoldInput
 	if err != nil {
 		return nil, err
 	}
-	stream := eventstore.Stream{ID: legalhold.StreamID(id), Type: legalhold.StreamType, TenantID: tenant}
-	if _, err := h.store.Append(ctx, stream, eventstore.NoStream, eventstore.FromDomain(ev, md)); err != nil {
+	if _, err := h.holds.append(ctx, nil, h.holds.stream(id, tenant), eventstore.NoStream, md, ev); err != nil {
 		return nil, err
 	}
 	return h.Get(ctx, tenant, id)
@@ -80,7 +82,7 @@ func (h *LegalHolds) Place(ctx context.Context, tenant string, in PlaceHoldInput
 
 // Release ends an active hold of tenant (AllTenants for an administrator).
 func (h *LegalHolds) Release(ctx context.Context, tenant, id string, md domain.Metadata) (*HoldView, error) {
-	hold, err := h.load(ctx, tenant, id)
+	hold, err := h.holds.load(ctx, tenant, id)
 	if err != nil {
 		return nil, err
 	}
@@ -88,30 +90,10 @@ func (h *LegalHolds) Release(ctx context.Context, tenant, id string, md domain.M
 	if err != nil {
 		return nil, err
 	}
-	stream := eventstore.Stream{ID: legalhold.StreamID(id), Type: legalhold.StreamType, TenantID: hold.TenantID}
-	if _, err := h.store.Append(ctx, stream, hold.Version, eventstore.FromDomain(ev, md)); err != nil {
+	if _, err := h.holds.append(ctx, hold, h.holds.stream(id, hold.TenantID), hold.Version, md, ev); err != nil {
 		return nil, err
 	}
 	return h.Get(ctx, tenant, id)
-}
-
-func (h *LegalHolds) load(ctx context.Context, tenant, id string) (*legalhold.Hold, error) {
-	recs, err := h.store.Load(ctx, legalhold.StreamID(id))
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) == 0 || (tenant != AllTenants && recs[0].TenantID != tenant) {
-		return nil, fmt.Errorf("%w: legal hold %s", ErrNotFound, id)
-	}
-	var hold legalhold.Hold
-	for _, r := range recs {
-		e, err := legalhold.Decode(r.EventType, r.Data)
-		if err != nil {
-			return nil, err
-		}
-		hold.Apply(e, r.RecordedAt)
-	}
-	return &hold, nil
 }
 
 const holdColumns = `id, tenant_id, type, value, reason, matter, status, created_by, created_at, released_by, released_at`

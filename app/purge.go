@@ -57,42 +57,37 @@ func NewPurger(store *eventstore.Store, arc *archive.Archive, clock func() time.
 // its hold check and the deletion.
 func (p *Purger) RunOnce(ctx context.Context) (archive.PurgeResult, error) {
 	now := p.clock().UTC()
-	var last int64
+	ltx := &ledgerTx{store: p.store}
 	res, err := p.arc.Purge(ctx, now, archive.PurgeOptions{
 		Lock: eventstore.LockHead,
 		OnBatch: func(ctx context.Context, tx *database.Tx, purged map[string]int) error {
-			pos, err := p.record(ctx, tx, purged, now)
-			last = max(last, pos)
-			return err
+			ltx.Tx = tx
+			return p.record(ctx, ltx, purged, now)
 		},
 	})
-	if last > 0 {
-		p.store.Notify(last)
-	}
+	// The archive commits each batch itself; the batches before an error are committed.
+	ltx.wake()
 	if err != nil {
 		return res, fmt.Errorf("purge: %w", err)
 	}
 	return res, nil
 }
 
-// record appends the purge events of one batch in tx and returns the last position.
-func (p *Purger) record(ctx context.Context, tx *database.Tx, purged map[string]int, cutoff time.Time) (int64, error) {
+// record appends the purge events of one batch in tx.
+func (p *Purger) record(ctx context.Context, tx *ledgerTx, purged map[string]int, cutoff time.Time) error {
 	tenants := make([]string, 0, len(purged))
 	for t := range purged {
 		tenants = append(tenants, t)
 	}
 	sort.Strings(tenants)
-	var last int64
 	for _, t := range tenants {
 		ev := eventstore.NewEvent{Type: EventPurgeCompleted, SchemaVersion: 1,
 			Payload:  purgeCompleted{Purged: purged[t], Cutoff: cutoff.Format(time.RFC3339)},
 			Metadata: domain.Metadata{Actor: purgeActor}}
 		stream := eventstore.Stream{ID: "purge-" + t, Type: purgeStreamType, TenantID: t}
-		recs, err := p.store.AppendTx(ctx, tx, stream, eventstore.AnyVersion, ev)
-		if err != nil {
-			return 0, err
+		if _, err := tx.append(ctx, stream, eventstore.AnyVersion, ev); err != nil {
+			return err
 		}
-		last = recs[len(recs)-1].Position
 	}
-	return last, nil
+	return nil
 }

@@ -58,24 +58,19 @@ func NewReindexer(store *eventstore.Store, arc *archive.Archive, clock func() ti
 // appended in the transaction that ends it, so a run is recorded exactly when it
 // completed; an interrupted run records nothing until the run that resumes it completes.
 func (r *Reindexer) Run(ctx context.Context, opt archive.ReindexOptions) (archive.ReindexResult, error) {
-	var pos int64
+	ltx := &ledgerTx{store: r.store}
 	opt.Finish = func(ctx context.Context, tx *database.Tx, res archive.ReindexResult) error {
+		ltx.Tx = tx
 		ev := eventstore.NewEvent{Type: EventArchiveReindexed, SchemaVersion: 1,
 			Payload: archiveReindexed{Messages: res.Messages, Failed: res.Failed, UpToID: res.UpTo, Resumed: res.Resumed,
 				StartedAt: res.StartedAt.UTC().Format(time.RFC3339), FinishedAt: r.clock().UTC().Format(time.RFC3339)},
 			Metadata: domain.Metadata{Actor: reindexActor}}
 		stream := eventstore.Stream{ID: reindexStreamID, Type: reindexStreamType, TenantID: SystemTenant}
-		recs, err := r.store.AppendTx(ctx, tx, stream, eventstore.AnyVersion, ev)
-		if err != nil {
-			return err
-		}
-		pos = recs[len(recs)-1].Position
-		return nil
+		_, err := ltx.append(ctx, stream, eventstore.AnyVersion, ev)
+		return err
 	}
 	res, err := r.arc.Reindex(ctx, opt)
-	if pos > 0 {
-		r.store.Notify(pos)
-	}
+	ltx.wake()
 	if err != nil {
 		return res, fmt.Errorf("reindex: %w", err)
 	}

@@ -58,8 +58,9 @@ func (s *Store) Append(ctx context.Context, stream Stream, expected int64, event
 }
 
 // AppendTx is Append inside a transaction the caller owns (for use cases that write other
-// rows atomically with their events). The caller must commit; subscribers are woken by
-// the next append or poll.
+// rows atomically with their events). The caller must commit, then call Notify with the
+// last position to wake subscribers at once (app's ledgerTx does both); otherwise they
+// are woken by the next append or poll.
 func (s *Store) AppendTx(ctx context.Context, tx *database.Tx, stream Stream, expected int64, events ...NewEvent) ([]Record, error) {
 	if err := validateAppend(stream, expected, events); err != nil {
 		return nil, err

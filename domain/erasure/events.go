@@ -1,7 +1,6 @@
 package erasure
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -108,7 +107,7 @@ func (*ExecutionBlocked) SchemaVersion() int    { return 1 }
 func (*ExecutionStarted) SchemaVersion() int    { return 1 }
 func (*ExecutionCompleted) SchemaVersion() int  { return 1 }
 
-var registry = map[string]func() domain.Event{
+var registry = domain.Registry{
 	EventCreated:             func() domain.Event { return &Created{} },
 	EventAssessmentStarted:   func() domain.Event { return &AssessmentStarted{} },
 	EventAssessmentCompleted: func() domain.Event { return &AssessmentCompleted{} },
@@ -122,13 +121,9 @@ var registry = map[string]func() domain.Event{
 
 // Decode turns a stored event of this aggregate back into its struct.
 func Decode(eventType string, data []byte) (domain.Event, error) {
-	mk, ok := registry[eventType]
-	if !ok {
-		return nil, fmt.Errorf("erasure: unknown event type %q", eventType)
-	}
-	e := mk()
-	if err := json.Unmarshal(data, e); err != nil {
-		return nil, fmt.Errorf("erasure: decode %s: %w", eventType, err)
+	e, err := registry.Decode(eventType, data)
+	if err != nil {
+		return nil, fmt.Errorf("erasure: %w", err)
 	}
 	return e, nil
 }

@@ -1,7 +1,6 @@
 package export
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -109,7 +108,7 @@ func (*Cancelled) SchemaVersion() int      { return 1 }
 func (*Deleted) SchemaVersion() int        { return 1 }
 func (*Downloaded) SchemaVersion() int     { return 1 }
 
-var registry = map[string]func() domain.Event{
+var registry = domain.Registry{
 	EventCreated:    func() domain.Event { return &Created{} },
 	EventStarted:    func() domain.Event { return &Started{} },
 	EventProgress:   func() domain.Event { return &ItemsProcessed{} },
@@ -122,13 +121,9 @@ var registry = map[string]func() domain.Event{
 
 // Decode turns a stored event of this aggregate back into its struct.
 func Decode(eventType string, data []byte) (domain.Event, error) {
-	mk, ok := registry[eventType]
-	if !ok {
-		return nil, fmt.Errorf("export: unknown event type %q", eventType)
-	}
-	e := mk()
-	if err := json.Unmarshal(data, e); err != nil {
-		return nil, fmt.Errorf("export: decode %s: %w", eventType, err)
+	e, err := registry.Decode(eventType, data)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
 	}
 	return e, nil
 }

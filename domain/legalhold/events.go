@@ -1,7 +1,6 @@
 package legalhold
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/mailledger/mailledger/domain"
@@ -48,19 +47,16 @@ func (*Released) EventType() string { return EventReleased }
 // SchemaVersion implements domain.Event.
 func (*Released) SchemaVersion() int { return 1 }
 
+var registry = domain.Registry{
+	EventPlaced:   func() domain.Event { return &Placed{} },
+	EventReleased: func() domain.Event { return &Released{} },
+}
+
 // Decode turns a stored event of this aggregate back into its struct.
 func Decode(eventType string, data []byte) (domain.Event, error) {
-	var e domain.Event
-	switch eventType {
-	case EventPlaced:
-		e = &Placed{}
-	case EventReleased:
-		e = &Released{}
-	default:
-		return nil, fmt.Errorf("legalhold: unknown event type %q", eventType)
-	}
-	if err := json.Unmarshal(data, e); err != nil {
-		return nil, fmt.Errorf("legalhold: decode %s: %w", eventType, err)
+	e, err := registry.Decode(eventType, data)
+	if err != nil {
+		return nil, fmt.Errorf("legalhold: %w", err)
 	}
 	return e, nil
 }
