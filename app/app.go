@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/eventstore"
 )
 
@@ -17,56 +16,24 @@ type Application struct {
 	Ledger     *Ledger
 	LegalHolds *LegalHolds
 	// Messages reads the archive; nil when the Application was built without one
-	// (WithArchive), and the archive routes then answer 503.
+	// (ApplicationConfig.Archive), and the archive routes then answer 503.
 	Messages *Messages
 	// Erasure runs the GDPR erasure workflow; nil without the archive, like Messages.
 	Erasure *Erasure
 	// Certificates issues the erasure certificates (HTML, PDF, bundle).
 	Certificates *Certificates
 	// Exports runs the eDiscovery exports; nil unless the Application was built with the
-	// archive and WithExports, and the eDiscovery routes then answer 503. Its jobs run
+	// archive and ApplicationConfig.Exports, and the eDiscovery routes then answer 503. Its jobs run
 	// only while Exports.Run runs (serve's background work).
 	Exports *Exports
 	store   *eventstore.Store
 }
 
-// Option adds an optional part to the Application.
-type Option func(*options)
-
-type options struct {
-	archive      *archive.Archive
-	erasure      []ErasureOption
-	certificates []CertificatesOption
-	exports      *ExportsConfig
-}
-
-// WithArchive gives the Application the email archive, which Messages reads and Erasure
-// erases from.
-func WithArchive(arc *archive.Archive) Option {
-	return func(o *options) { o.archive = arc }
-}
-
-// WithErasureOptions configures the erasure workflow (WithDistinctApprover, …).
-func WithErasureOptions(opts ...ErasureOption) Option {
-	return func(o *options) { o.erasure = append(o.erasure, opts...) }
-}
-
-// WithCertificatesOptions configures the certificates (WithPDFService).
-func WithCertificatesOptions(opts ...CertificatesOption) Option {
-	return func(o *options) { o.certificates = append(o.certificates, opts...) }
-}
-
-// WithExports gives the Application the eDiscovery exports, configured by cfg (DIR_EXPORT
-// and the EDISCOVERY_* limits); they read the archive of WithArchive, which they need.
-func WithExports(cfg ExportsConfig) Option {
-	return func(o *options) { o.exports = &cfg }
-}
-
-// New returns the Application over store, signing checkpoints with signer.
-func New(store *eventstore.Store, signer *eventstore.Signer, opts ...Option) (*Application, error) {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
+// New returns the Application over store, signing checkpoints with signer; cfg adds the
+// archive's use cases and configures them. It rejects an invalid cfg.
+func New(store *eventstore.Store, signer *eventstore.Signer, cfg ApplicationConfig) (*Application, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	ledger, err := NewLedger(store, signer)
 	if err != nil {
@@ -76,41 +43,40 @@ func New(store *eventstore.Store, signer *eventstore.Signer, opts ...Option) (*A
 	if err != nil {
 		return nil, err
 	}
-	certs, err := NewCertificates(store, signer, o.certificates...)
+	certs, err := NewCertificates(store, signer, cfg.Certificates)
 	if err != nil {
 		return nil, err
 	}
 	a := &Application{Ledger: ledger, LegalHolds: holds, Certificates: certs, store: store}
-	if err := a.addArchiveUses(store, o); err != nil {
+	if err := a.addArchiveUses(store, cfg); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
 // addArchiveUses adds the use cases that read the archive: Messages, Erasure and, with
-// WithExports, Exports.
-func (a *Application) addArchiveUses(store *eventstore.Store, o options) error {
-	if o.archive == nil {
-		if o.exports != nil {
-			return errors.New("app: exports need the archive (WithArchive)")
-		}
+// cfg.Exports, Exports.
+func (a *Application) addArchiveUses(store *eventstore.Store, cfg ApplicationConfig) error {
+	if cfg.Archive == nil {
 		return nil
 	}
 	// One memory budget for the exports and the message reads.
 	budget := NewMemoryBudget(DefaultMaxInFlightBytes)
-	if o.exports != nil {
-		budget = NewMemoryBudget(o.exports.MaxInFlightBytes)
-		o.exports.Budget = budget
+	var exports ExportsConfig
+	if cfg.Exports != nil {
+		exports = *cfg.Exports
+		budget = NewMemoryBudget(exports.MaxInFlightBytes)
+		exports.Budget = budget
 	}
 	var err error
-	if a.Messages, err = NewMessages(o.archive, store, MessagesConfig{Budget: budget}); err != nil {
+	if a.Messages, err = NewMessages(cfg.Archive, store, MessagesConfig{Budget: budget}); err != nil {
 		return err
 	}
-	if a.Erasure, err = NewErasure(store, o.archive, o.erasure...); err != nil {
+	if a.Erasure, err = NewErasure(store, cfg.Archive, cfg.Erasure); err != nil {
 		return err
 	}
-	if o.exports != nil {
-		a.Exports, err = NewExports(store, o.archive, *o.exports)
+	if cfg.Exports != nil {
+		a.Exports, err = NewExports(store, cfg.Archive, exports)
 	}
 	return err
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/mailledger/mailledger/eventstore"
 )
 
-// TestApplicationWithExports: WithExports gives the Application its exports over the
-// archive; without the archive, or with a bad configuration, New refuses; without
-// WithExports there are none.
+// TestApplicationWithExports: ApplicationConfig.Exports gives the Application its exports
+// over the archive; without the archive, or with a bad configuration, New refuses; without
+// Exports there are none.
 func TestApplicationWithExports(t *testing.T) {
 	f := newErasureFixture(t, database.SQLite)
 	key, err := eventstore.LoadOrCreateKey(t.TempDir(), "app-test")
@@ -21,14 +21,14 @@ func TestApplicationWithExports(t *testing.T) {
 	signer, err := eventstore.NewSigner(f.store, key, "app-test")
 	require.NoError(t, err)
 
-	a, err := app.New(f.store, signer, app.WithArchive(f.arc), app.WithExports(app.ExportsConfig{Dir: t.TempDir()}))
+	a, err := app.New(f.store, signer, app.ApplicationConfig{Archive: f.arc, Exports: &app.ExportsConfig{Dir: t.TempDir()}})
 	require.NoError(t, err)
 	assert.NotNil(t, a.Exports)
-	a, err = app.New(f.store, signer, app.WithArchive(f.arc))
+	a, err = app.New(f.store, signer, app.ApplicationConfig{Archive: f.arc})
 	require.NoError(t, err)
 	assert.Nil(t, a.Exports, "no exports unless asked for")
-	_, err = app.New(f.store, signer, app.WithExports(app.ExportsConfig{Dir: t.TempDir()}))
+	_, err = app.New(f.store, signer, app.ApplicationConfig{Exports: &app.ExportsConfig{Dir: t.TempDir()}})
 	assert.Error(t, err, "exports need the archive")
-	_, err = app.New(f.store, signer, app.WithArchive(f.arc), app.WithExports(app.ExportsConfig{}))
+	_, err = app.New(f.store, signer, app.ApplicationConfig{Archive: f.arc, Exports: &app.ExportsConfig{}})
 	assert.ErrorIs(t, err, app.ErrConfig, "no DIR_EXPORT")
 }

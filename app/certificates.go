@@ -26,24 +26,19 @@ type Certificates struct {
 	pdf    *render.PDFClient
 }
 
-// CertificatesOption configures Certificates.
-type CertificatesOption func(*Certificates)
-
-// WithPDFService sets PDFSERVICE_URL, the Gotenberg-compatible service that turns the
-// HTML certificate into a PDF. Without it, PDF answers render.ErrPDFUnavailable.
-func WithPDFService(url string) CertificatesOption {
-	return func(c *Certificates) { c.pdf = &render.PDFClient{URL: url} }
-}
-
-// NewCertificates returns the certificate use cases; it rejects nil dependencies. signer
-// gives the ledger's public key and signs a checkpoint when a bundle needs one.
-func NewCertificates(store *eventstore.Store, signer *eventstore.Signer, opts ...CertificatesOption) (*Certificates, error) {
+// NewCertificates returns the certificate use cases; it rejects nil dependencies and an
+// invalid configuration. signer gives the ledger's public key and signs a checkpoint when
+// a bundle needs one.
+func NewCertificates(store *eventstore.Store, signer *eventstore.Signer, cfg CertificatesConfig) (*Certificates, error) {
 	if store == nil || signer == nil {
 		return nil, errors.New("app: certificates need a store and a signer")
 	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("certificates: %w", err)
+	}
 	c := &Certificates{store: store, signer: signer}
-	for _, o := range opts {
-		o(c)
+	if cfg.PDFServiceURL != "" {
+		c.pdf = &render.PDFClient{URL: cfg.PDFServiceURL}
 	}
 	return c, nil
 }

@@ -28,14 +28,18 @@ type certFixture struct {
 	req    *app.RequestView
 }
 
-func newCertFixture(t *testing.T, d database.Dialect, opts ...app.CertificatesOption) *certFixture {
+func newCertFixture(t *testing.T, d database.Dialect, cfg ...app.CertificatesConfig) *certFixture {
 	t.Helper()
 	f := &certFixture{erasureFixture: newErasureFixture(t, d)}
 	key, err := eventstore.LoadOrCreateKey(t.TempDir(), "mailledger")
 	require.NoError(t, err)
 	f.signer, err = eventstore.NewSigner(f.store, key, "mailledger")
 	require.NoError(t, err)
-	f.certs, err = app.NewCertificates(f.store, f.signer, opts...)
+	var c app.CertificatesConfig
+	if len(cfg) > 0 {
+		c = cfg[0]
+	}
+	f.certs, err = app.NewCertificates(f.store, f.signer, c)
 	require.NoError(t, err)
 	f.archiveMail("acme", generated(16))
 	f.req = f.create("acme", "alice@alpha.test", "bob@alpha.test")
@@ -68,7 +72,7 @@ func (f *certFixture) bundle() *certificate.Bundle {
 // across tenants.
 func TestCertificateNotAvailableUntilCompleted(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
-		f := newCertFixture(t, d, app.WithPDFService("http://127.0.0.1:1"))
+		f := newCertFixture(t, d, app.CertificatesConfig{PDFServiceURL: "http://127.0.0.1:1"})
 		id := f.req.RequestID
 		_, err := f.certs.HTML(f.ctx, "acme", id)
 		assert.ErrorIs(t, err, app.ErrCertificateNotAvailable, "html of a pending_approval request")
@@ -96,7 +100,7 @@ func TestCertificateNotAvailableUntilCompleted(t *testing.T) {
 func TestCertificateHTMLAndPDF(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		srv := pdftest.Start(t)
-		f := newCertFixture(t, d, app.WithPDFService(srv.URL))
+		f := newCertFixture(t, d, app.CertificatesConfig{PDFServiceURL: srv.URL})
 		v := f.complete()
 		page, err := f.certs.HTML(f.ctx, "acme", v.RequestID)
 		require.NoError(t, err)

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"log/slog"
-	"time"
 
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
@@ -31,54 +29,25 @@ var _ ErasureArchive = (*archive.Archive)(nil)
 // (create, assess, approve, reject, execute), the queries (get, list, audit), and the
 // background consumers that assess and execute requests (see Register).
 type Erasure struct {
-	store            *eventstore.Store
-	requests         *repository[erasure.Request, *erasure.Request]
-	arc              ErasureArchive
-	distinctApprover bool
-	clock            func() time.Time
-	batch            int
-	logger           *slog.Logger
+	store    *eventstore.Store
+	requests *repository[erasure.Request, *erasure.Request]
+	arc      ErasureArchive
+	cfg      ErasureConfig
 }
 
-// ErasureOption configures an Erasure.
-type ErasureOption func(*Erasure)
-
-// WithDistinctApprover sets GDPR_DISTINCT_APPROVER: when required (the default), the
-// creator of a request may not approve it.
-func WithDistinctApprover(required bool) ErasureOption {
-	return func(e *Erasure) { e.distinctApprover = required }
-}
-
-// WithErasureClock sets the clock that dates request ids (their year) and the retention
-// of erased messages; time.Now by default.
-func WithErasureClock(clock func() time.Time) ErasureOption {
-	return func(e *Erasure) { e.clock = clock }
-}
-
-// WithErasureLogger sets the logger of the background consumers (slog.Default() by
-// default): each completed erasure is logged at info.
-func WithErasureLogger(l *slog.Logger) ErasureOption {
-	return func(e *Erasure) { e.logger = l }
-}
-
-// WithEraseBatch sets how many messages one erasure transaction marks
-// (archive.DefaultEraseBatch by default).
-func WithEraseBatch(n int) ErasureOption {
-	return func(e *Erasure) { e.batch = n }
-}
-
-// NewErasure returns the erasure use cases; it rejects nil dependencies.
-func NewErasure(store *eventstore.Store, arc ErasureArchive, opts ...ErasureOption) (*Erasure, error) {
+// NewErasure returns the erasure use cases; it rejects nil dependencies and an invalid
+// configuration.
+func NewErasure(store *eventstore.Store, arc ErasureArchive, cfg ErasureConfig) (*Erasure, error) {
 	if store == nil || arc == nil {
 		return nil, errors.New("app: erasure needs a store and an archive")
 	}
-	e := &Erasure{store: store, arc: arc, distinctApprover: true, clock: time.Now, logger: slog.Default(),
-		requests: &repository[erasure.Request, *erasure.Request]{store: store, noun: "erasure request",
-			streamType: erasure.StreamType, streamID: erasure.StreamID, decode: erasure.Decode}}
-	for _, o := range opts {
-		o(e)
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("erasure: %w", err)
 	}
-	return e, nil
+	cfg.setDefaults()
+	return &Erasure{store: store, arc: arc, cfg: cfg,
+		requests: &repository[erasure.Request, *erasure.Request]{store: store, noun: "erasure request",
+			streamType: erasure.StreamType, streamID: erasure.StreamID, decode: erasure.Decode}}, nil
 }
 
 // CreateRequestInput is the body of POST /api/v1/admin/gdpr/requests.
@@ -111,7 +80,7 @@ func (e *Erasure) Create(ctx context.Context, tenant string, in CreateRequestInp
 // holds the ledger-head lock, and returns the request id. The year comes from the
 // Erasure's clock.
 func (e *Erasure) appendNew(ctx context.Context, cmd erasure.Create, md domain.Metadata) (string, error) {
-	year := e.clock().UTC().Year()
+	year := e.cfg.Clock().UTC().Year()
 	err := inLedgerTx(ctx, e.store, func(tx *ledgerTx) error {
 		if err := eventstore.LockHead(ctx, tx.Tx); err != nil {
 			return err
@@ -156,7 +125,7 @@ func (e *Erasure) Assess(ctx context.Context, tenant, requestID string, md domai
 // creator gets erasure.ErrDistinctApprover.
 func (e *Erasure) Approve(ctx context.Context, tenant, requestID string, md domain.Metadata) (*RequestView, error) {
 	return e.decide(ctx, tenant, requestID, md, func(r *erasure.Request) (domain.Event, error) {
-		return r.Approve(md.Actor, e.distinctApprover)
+		return r.Approve(md.Actor, !e.cfg.AllowSameApprover)
 	})
 }
 

@@ -88,7 +88,7 @@ func (e *Erasure) HandleExecution(ctx context.Context, rec eventstore.Record) er
 	}
 	n, err := e.arc.Erase(ctx, archive.EraseRequest{
 		Tenant: r.TenantID, RequestID: r.RequestID, Addresses: r.Addresses,
-		Today: e.clock(), Batch: e.batch, Lock: eventstore.LockHead,
+		Today: e.cfg.Clock(), Batch: e.cfg.EraseBatch, Lock: eventstore.LockHead,
 	})
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func (e *Erasure) HandleExecution(ctx context.Context, rec eventstore.Record) er
 	if err := e.append(ctx, r, ev, md); err != nil {
 		return err
 	}
-	e.logger.InfoContext(ctx, "erasure completed", "request_id", r.RequestID, "tenant", r.TenantID, "deleted", n,
+	e.cfg.Logger.InfoContext(ctx, "erasure completed", "request_id", r.RequestID, "tenant", r.TenantID, "deleted", n,
 		"correlation_id", md.CorrelationID)
 	return nil
 }

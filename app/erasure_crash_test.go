@@ -101,7 +101,7 @@ func openCrashFixture(t *testing.T, dir string) *erasureFixture {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	require.NoError(t, migrations.Up(t.Context(), db))
-	return openErasureFixture(t, db, dir, app.WithEraseBatch(crashBatch))
+	return openErasureFixture(t, db, dir, app.ErasureConfig{EraseBatch: crashBatch})
 }
 
 func headSize(f *erasureFixture) (int64, error) {

@@ -39,13 +39,17 @@ var erasurePool = []string{
 	"erin@gamma.test", "frank@gamma.test",
 }
 
-func newErasureFixture(t *testing.T, d database.Dialect, opts ...app.ErasureOption) *erasureFixture {
+func newErasureFixture(t *testing.T, d database.Dialect, cfg ...app.ErasureConfig) *erasureFixture {
 	t.Helper()
-	return openErasureFixture(t, dbtest.Open(t, d), t.TempDir(), opts...)
+	var c app.ErasureConfig
+	if len(cfg) > 0 {
+		c = cfg[0]
+	}
+	return openErasureFixture(t, dbtest.Open(t, d), t.TempDir(), c)
 }
 
 // openErasureFixture wires the workflow over db, with files and keys under dataDir.
-func openErasureFixture(t *testing.T, db *database.DB, dataDir string, opts ...app.ErasureOption) *erasureFixture {
+func openErasureFixture(t *testing.T, db *database.DB, dataDir string, cfg app.ErasureConfig) *erasureFixture {
 	t.Helper()
 	f := &erasureFixture{t: t, ctx: t.Context(), db: db, dataDir: dataDir}
 	var err error
@@ -57,7 +61,7 @@ func openErasureFixture(t *testing.T, db *database.DB, dataDir string, opts ...a
 	require.NoError(t, err)
 	f.arc, err = archive.New(db, blobs, keys, archive.Options{})
 	require.NoError(t, err)
-	f.er, err = app.NewErasure(f.store, f.arc, opts...)
+	f.er, err = app.NewErasure(f.store, f.arc, cfg)
 	require.NoError(t, err)
 	f.holds, err = app.NewLegalHolds(f.store)
 	require.NoError(t, err)

@@ -210,7 +210,7 @@ func (p *propertyRun) purgeAndCheck(run int) {
 			require.NoError(t, err)
 		}
 	}
-	purger, err := app.NewPurger(p.f.store, p.f.arc, func() time.Time { return time.Now().Add(24 * time.Hour) })
+	purger, err := app.NewPurger(p.f.store, p.f.arc, app.PurgerConfig{Clock: func() time.Time { return time.Now().Add(24 * time.Hour) }})
 	require.NoError(t, err)
 	_, err = purger.RunOnce(p.f.ctx)
 	require.NoError(t, err)

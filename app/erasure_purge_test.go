@@ -39,7 +39,7 @@ func TestPurgeAfterErasure(t *testing.T) {
 			assert.True(t, f.hasFile(id), "file of erased message %d is kept until purge", id)
 		}
 
-		purger, err := app.NewPurger(f.store, f.arc, time.Now)
+		purger, err := app.NewPurger(f.store, f.arc, app.PurgerConfig{Clock: time.Now})
 		require.NoError(t, err)
 		res, err := purger.RunOnce(f.ctx)
 		require.NoError(t, err)

@@ -30,7 +30,7 @@ import (
 func TestErasureRequestIDs(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		now := time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC)
-		f := newErasureFixture(t, d, app.WithErasureClock(func() time.Time { return now }))
+		f := newErasureFixture(t, d, app.ErasureConfig{Clock: func() time.Time { return now }})
 		var wg sync.WaitGroup
 		ids := make([]string, 50)
 		errs := make([]error, 50)
@@ -83,7 +83,7 @@ func (f *erasureFixture) sequences() map[string]int {
 // invisible.
 func TestErasureFlow(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
-		f := newErasureFixture(t, d, app.WithEraseBatch(5))
+		f := newErasureFixture(t, d, app.ErasureConfig{EraseBatch: 5})
 		mails := archivetest.GenerateMail(rand.New(rand.NewSource(3)), 60, erasurePool, mailStart)
 		ids := f.archiveMail("acme", mails)
 		f.archiveMail("globex", mails[:10])

@@ -75,7 +75,7 @@ func newExportFixture(t *testing.T, d database.Dialect, cfg app.ExportsConfig) *
 // productions under dataDir/export.
 func openExportFixture(t *testing.T, db *database.DB, dataDir string, cfg app.ExportsConfig) *exportFixture {
 	t.Helper()
-	f := &exportFixture{erasureFixture: openErasureFixture(t, db, dataDir)}
+	f := &exportFixture{erasureFixture: openErasureFixture(t, db, dataDir, app.ErasureConfig{})}
 	cfg.Dir = filepath.Join(dataDir, "export")
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	f.slow = &slowArchive{Archive: f.arc}

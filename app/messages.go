@@ -38,10 +38,14 @@ type Messages struct {
 	cfg   MessagesConfig
 }
 
-// NewMessages returns the archive-reading use cases; it rejects nil dependencies.
+// NewMessages returns the archive-reading use cases; it rejects nil dependencies and an
+// invalid configuration.
 func NewMessages(arc *archive.Archive, store *eventstore.Store, cfg MessagesConfig) (*Messages, error) {
 	if arc == nil || store == nil {
 		return nil, errors.New("app: messages need an archive and a store")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("messages: %w", err)
 	}
 	cfg.setDefaults()
 	return &Messages{arc: arc, store: store, cfg: cfg}, nil

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mailledger/mailledger/domain/fault"
@@ -35,10 +37,22 @@ func (c *MessagesConfig) setDefaults() {
 	if c.Budget == nil {
 		c.Budget = NewMemoryBudget(DefaultMaxInFlightBytes)
 	}
-	if c.BudgetWait <= 0 {
+	if c.BudgetWait == 0 {
 		c.BudgetWait = DefaultBudgetWait
 	}
-	if c.MaxTextBytes <= 0 {
+	if c.MaxTextBytes == 0 {
 		c.MaxTextBytes = DefaultMaxTextBytes
 	}
+}
+
+// Validate reports every invalid setting at once.
+func (c MessagesConfig) Validate() error {
+	var problems []error
+	if c.BudgetWait < 0 {
+		problems = append(problems, fmt.Errorf("%w: message read budget wait %v is negative", ErrConfig, c.BudgetWait))
+	}
+	if c.MaxTextBytes < 0 {
+		problems = append(problems, fmt.Errorf("%w: message text limit %d bytes is negative", ErrConfig, c.MaxTextBytes))
+	}
+	return errors.Join(problems...)
 }

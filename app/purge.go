@@ -36,15 +36,16 @@ type Purger struct {
 	clock func() time.Time
 }
 
-// NewPurger returns a Purger; it rejects nil dependencies. clock may be nil (time.Now).
-func NewPurger(store *eventstore.Store, arc *archive.Archive, clock func() time.Time) (*Purger, error) {
+// NewPurger returns a Purger; it rejects nil dependencies and an invalid configuration.
+func NewPurger(store *eventstore.Store, arc *archive.Archive, cfg PurgerConfig) (*Purger, error) {
 	if store == nil || arc == nil {
 		return nil, errors.New("app: purger needs a store and an archive")
 	}
-	if clock == nil {
-		clock = time.Now
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("purger: %w", err)
 	}
-	return &Purger{store: store, arc: arc, clock: clock}, nil
+	cfg.setDefaults()
+	return &Purger{store: store, arc: arc, clock: cfg.Clock}, nil
 }
 
 // RunOnce runs one purge pass (archive.Purge) with the current time as the cutoff.

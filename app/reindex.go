@@ -42,16 +42,17 @@ type Reindexer struct {
 	clock func() time.Time
 }
 
-// NewReindexer returns a Reindexer; it rejects nil dependencies. clock may be nil
-// (time.Now).
-func NewReindexer(store *eventstore.Store, arc *archive.Archive, clock func() time.Time) (*Reindexer, error) {
+// NewReindexer returns a Reindexer; it rejects nil dependencies and an invalid
+// configuration.
+func NewReindexer(store *eventstore.Store, arc *archive.Archive, cfg ReindexerConfig) (*Reindexer, error) {
 	if store == nil || arc == nil {
 		return nil, errors.New("app: reindexer needs a store and an archive")
 	}
-	if clock == nil {
-		clock = time.Now
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("reindexer: %w", err)
 	}
-	return &Reindexer{store: store, arc: arc, clock: clock}, nil
+	cfg.setDefaults()
+	return &Reindexer{store: store, arc: arc, clock: cfg.Clock}, nil
 }
 
 // Run runs or resumes a reindex (opt's Finish is the reindexer's own). The run's event is

@@ -118,7 +118,7 @@ func (p *pausingArchive) wait(ctx context.Context) error {
 
 // newExportFixture serves the API with the users of newFixture (the auditor's tenant is
 // "default" unless configure turns multi-tenancy on) and an application built with
-// app.WithExports, as serve builds it. Jobs run only after start.
+// ApplicationConfig.Exports, as serve builds it. Jobs run only after start.
 func newExportFixture(t *testing.T, d database.Dialect, configure ...func(*handlers.Options)) *exportFixture {
 	t.Helper()
 	f := &exportFixture{fixture: newDetachedFixture(t, d, configure...)}
@@ -134,7 +134,7 @@ func newExportFixture(t *testing.T, d database.Dialect, configure ...func(*handl
 	f.cfg = app.ExportsConfig{Dir: filepath.Join(f.dataDir, "export"), Workers: 4,
 		ProgressInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
 	var err error
-	f.app, err = app.New(f.store, f.signer, app.WithArchive(f.arc), app.WithExports(f.cfg))
+	f.app, err = app.New(f.store, f.signer, app.ApplicationConfig{Archive: f.arc, Exports: &f.cfg})
 	require.NoError(t, err)
 	require.NotNil(t, f.app.Exports)
 	f.api.Attach(f.app)

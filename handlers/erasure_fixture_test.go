@@ -79,13 +79,13 @@ type gdprFixture struct {
 }
 
 // newGDPRFixture serves the API over a fresh database of dialect d with the users of
-// newFixture; opts configure the application beyond the archive.
-func newGDPRFixture(t *testing.T, d database.Dialect, opts ...app.Option) *gdprFixture {
+// newFixture; configure changes the application's configuration beyond the archive.
+func newGDPRFixture(t *testing.T, d database.Dialect, configure ...func(*app.ApplicationConfig)) *gdprFixture {
 	t.Helper()
-	return newGDPRFixtureWith(t, d, nil, opts...)
+	return newGDPRFixtureWith(t, d, nil, configure...)
 }
 
-func newGDPRFixtureWith(t *testing.T, d database.Dialect, configure func(*handlers.Options), opts ...app.Option) *gdprFixture {
+func newGDPRFixtureWith(t *testing.T, d database.Dialect, configure func(*handlers.Options), configureApp ...func(*app.ApplicationConfig)) *gdprFixture {
 	t.Helper()
 	var conf []func(*handlers.Options)
 	if configure != nil {
@@ -102,7 +102,11 @@ func newGDPRFixtureWith(t *testing.T, d database.Dialect, configure func(*handle
 	f.addUser(plainUser, identity.RoleUser, userAddress, "example.test")
 	f.addUser(customerAdmin, identity.RoleAdmin, "", "example.test")
 	var err error
-	f.app, err = app.New(f.store, f.signer, append([]app.Option{app.WithArchive(f.arc)}, opts...)...)
+	cfg := app.ApplicationConfig{Archive: f.arc}
+	for _, c := range configureApp {
+		c(&cfg)
+	}
+	f.app, err = app.New(f.store, f.signer, cfg)
 	require.NoError(t, err)
 	f.api.Attach(f.app)
 	return f

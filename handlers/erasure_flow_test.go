@@ -51,11 +51,11 @@ func pdfAvailable() bool {
 // gone from message view and search, and the certificate in HTML, PDF and bundle form.
 func TestErasureFlowOverHTTP(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
-		var opts []app.Option
+		var pdfURL string
 		if pdfAvailable() {
-			opts = append(opts, app.WithCertificatesOptions(app.WithPDFService(pdftest.Start(t).URL)))
+			pdfURL = pdftest.Start(t).URL
 		}
-		f := newGDPRFixture(t, d, opts...)
+		f := newGDPRFixture(t, d, func(c *app.ApplicationConfig) { c.Certificates.PDFServiceURL = pdfURL })
 		files := archivetest.CorpusFiles(t)
 		_, err := (&archive.Importer{Archive: f.arc}).Import(context.Background(), app.DefaultTenant, files)
 		require.NoError(t, err)

@@ -160,12 +160,12 @@ func TestCertificatePDFWithoutService(t *testing.T) {
 	t.Cleanup(failing.Close)
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
-	for name, opts := range map[string][]app.Option{
-		"unset":   nil,
-		"down":    {app.WithCertificatesOptions(app.WithPDFService(down.URL))},
-		"failing": {app.WithCertificatesOptions(app.WithPDFService(failing.URL))},
+	for name, pdfURL := range map[string]string{
+		"unset":   "",
+		"down":    down.URL,
+		"failing": failing.URL,
 	} {
-		f := newGDPRFixture(t, database.SQLite, opts...)
+		f := newGDPRFixture(t, database.SQLite, func(c *app.ApplicationConfig) { c.Certificates.PDFServiceURL = pdfURL })
 		v := f.inState(erasure.StatusCompleted, 1)
 		base := gdprPath + "/" + v.RequestID + "/certificate"
 		resp, raw := f.getAs(auditorUser, base+"/pdf")
@@ -180,7 +180,7 @@ func TestCertificatePDFWithoutService(t *testing.T) {
 
 // TestSelfApprovalWhenAllowed checks GDPR_DISTINCT_APPROVER=0: the creator may approve.
 func TestSelfApprovalWhenAllowed(t *testing.T) {
-	f := newGDPRFixture(t, database.SQLite, app.WithErasureOptions(app.WithDistinctApprover(false)))
+	f := newGDPRFixture(t, database.SQLite, func(c *app.ApplicationConfig) { c.Erasure.AllowSameApprover = true })
 	v := f.inState(erasure.StatusPendingApproval, 1)
 	v = f.actOK(auditorUser, v.RequestID, "approve", "", http.StatusOK)
 	assert.Equal(t, erasure.StatusApproved, v.Status)

@@ -129,7 +129,7 @@ func newDetachedFixture(t *testing.T, d database.Dialect, configure ...func(*han
 // attach hands the application, archive included, to the server.
 func (f *fixture) attach() {
 	f.t.Helper()
-	application, err := app.New(f.store, f.signer, app.WithArchive(f.arc))
+	application, err := app.New(f.store, f.signer, app.ApplicationConfig{Archive: f.arc})
 	require.NoError(f.t, err)
 	f.api.Attach(application)
 }

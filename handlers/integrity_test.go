@@ -54,7 +54,7 @@ func TestUnknownKeyIsIntegrityError(t *testing.T) {
 	require.NoError(t, err)
 	arc, err := archive.New(f.db, blobs, otherKeys, archive.Options{})
 	require.NoError(t, err)
-	application, err := app.New(f.store, f.signer, app.WithArchive(arc))
+	application, err := app.New(f.store, f.signer, app.ApplicationConfig{Archive: arc})
 	require.NoError(t, err)
 	f.api.Attach(application)
 
@@ -66,7 +66,7 @@ func TestUnknownKeyIsIntegrityError(t *testing.T) {
 
 func TestWithoutArchiveMessagesAre503(t *testing.T) {
 	f := newFixture(t, database.SQLite)
-	application, err := app.New(f.store, f.signer)
+	application, err := app.New(f.store, f.signer, app.ApplicationConfig{})
 	require.NoError(t, err)
 	f.api.Attach(application)
 	resp, raw := f.get("/api/v1/messages")

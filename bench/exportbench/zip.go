@@ -139,7 +139,7 @@ func (e *benchEnv) serveAPI(ctx context.Context, ex *exporter) (*httptest.Server
 	if err != nil {
 		return nil, err
 	}
-	application, err := app.New(ex.store, signer, app.WithArchive(e.arc))
+	application, err := app.New(ex.store, signer, app.ApplicationConfig{Archive: e.arc})
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func (env *environment) purge(ctx context.Context) error {
 		return err
 	}
 	defer o.db.Close()
-	purger, err := app.NewPurger(o.store, o.arc, nil)
+	purger, err := app.NewPurger(o.store, o.arc, app.PurgerConfig{})
 	if err != nil {
 		return err
 	}

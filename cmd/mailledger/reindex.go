@@ -21,7 +21,7 @@ func (env *environment) reindex(ctx context.Context) error {
 		return err
 	}
 	defer o.db.Close()
-	r, err := app.NewReindexer(o.store, o.arc, nil)
+	r, err := app.NewReindexer(o.store, o.arc, app.ReindexerConfig{})
 	if err != nil {
 		return err
 	}

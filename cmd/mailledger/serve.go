@@ -175,7 +175,7 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	purger, err := app.NewPurger(store, arc, nil)
+	purger, err := app.NewPurger(store, arc, app.PurgerConfig{})
 	if err != nil {
 		return nil, err
 	}
@@ -195,14 +195,15 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.Signer, arc *archive.Archive, logger *slog.Logger) (*app.Application, error) {
 	exports := cfg.Exports
 	exports.Logger = logger
-	opts := []app.Option{app.WithArchive(arc), app.WithExports(exports),
-		app.WithErasureOptions(app.WithDistinctApprover(cfg.DistinctApprover), app.WithErasureLogger(logger))}
-	if cfg.PDFServiceURL != "" {
-		opts = append(opts, app.WithCertificatesOptions(app.WithPDFService(cfg.PDFServiceURL)))
-	} else {
+	if cfg.PDFServiceURL == "" {
 		logger.Warn("PDFSERVICE_URL is not set: GET …/certificate/pdf answers 503; the HTML certificates and the bundles work")
 	}
-	return app.New(store, signer, opts...)
+	return app.New(store, signer, app.ApplicationConfig{
+		Archive:      arc,
+		Exports:      &exports,
+		Erasure:      app.ErasureConfig{AllowSameApprover: !cfg.DistinctApprover, Logger: logger},
+		Certificates: app.CertificatesConfig{PDFServiceURL: cfg.PDFServiceURL},
+	})
 }
 
 // shutdown lets in-flight requests finish, then stops the background consumers.

@@ -55,7 +55,7 @@ func certificateBundleOf(t *testing.T, origin string) (string, *eventstore.Key, 
 	require.NoError(t, err)
 	signer, err := eventstore.NewSigner(store, key, origin)
 	require.NoError(t, err)
-	certs, err := app.NewCertificates(store, signer)
+	certs, err := app.NewCertificates(store, signer, app.CertificatesConfig{})
 	require.NoError(t, err)
 	b, err := certs.Bundle(ctx, "acme", id)
 	require.NoError(t, err)
