@@ -10,11 +10,11 @@ import (
 
 // migrate applies the schema to DATABASE_URL and exits.
 func (env *environment) migrate(ctx context.Context) error {
-	o, err := env.open(ctx, 0)
+	o, closeAll, err := env.open(ctx, migrated)
 	if err != nil {
 		return err
 	}
-	defer o.db.Close()
+	defer closeAll()
 	version, err := migrations.Version(ctx, o.db)
 	if err != nil {
 		return err
@@ -26,25 +26,13 @@ func (env *environment) migrate(ctx context.Context) error {
 // verify re-hashes the whole ledger and checks its checkpoints with the ledger's key. A
 // broken ledger exits 1 naming the first bad position.
 func (env *environment) verify(ctx context.Context) error {
-	cfg, err := env.config()
+	o, closeAll, err := env.open(ctx, withKey|withLedger) // not migrated: verify changes nothing
 	if err != nil {
 		return err
 	}
-	key, err := loadKey(cfg)
-	if err != nil {
-		return err
-	}
-	db, err := connect(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	store, err := newStore(db, nil)
-	if err != nil {
-		return err
-	}
+	defer closeAll()
 	bar := env.newProgress("verifying", "events")
-	report, err := store.Verify(ctx, key.PublicKey, bar.update)
+	report, err := o.store.Verify(ctx, o.key.PublicKey, bar.update)
 	bar.finish()
 	if err != nil {
 		return err
@@ -55,21 +43,13 @@ func (env *environment) verify(ctx context.Context) error {
 
 // rebuildProjections empties every projection table and replays the ledger into it.
 func (env *environment) rebuildProjections(ctx context.Context) error {
-	cfg, err := env.config()
+	o, closeAll, err := env.open(ctx, withLedger)
 	if err != nil {
 		return err
 	}
-	db, err := connect(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	store, err := newStore(db, nil)
-	if err != nil {
-		return err
-	}
+	defer closeAll()
 	bar := env.newProgress("replaying", "events")
-	n, err := projections.Rebuild(ctx, store, bar.update)
+	n, err := projections.Rebuild(ctx, o.store, bar.update)
 	bar.finish()
 	if err != nil {
 		return fmt.Errorf("projections rebuild: %w", err)

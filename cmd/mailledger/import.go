@@ -28,11 +28,11 @@ func (env *environment) importMail(ctx context.Context, args []string) error {
 	if err != nil || paths == nil {
 		return err
 	}
-	o, err := env.open(ctx, withArchive)
+	o, closeAll, err := env.open(ctx, migrated|withArchive)
 	if err != nil {
 		return err
 	}
-	defer o.db.Close()
+	defer closeAll()
 	bar := env.newProgress("importing", "files")
 	im := &archive.Importer{Archive: o.arc, Progress: func(done, total int) { bar.update(int64(done), int64(total)) }}
 	report, err := im.Import(ctx, tenant, paths)

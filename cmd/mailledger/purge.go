@@ -17,11 +17,11 @@ import (
 // legal holds". A failure exits 1; the batches committed before it stay purged and
 // recorded.
 func (env *environment) purge(ctx context.Context) error {
-	o, err := env.open(ctx, withArchive|withLedger)
+	o, closeAll, err := env.open(ctx, migrated|withArchive|withLedger)
 	if err != nil {
 		return err
 	}
-	defer o.db.Close()
+	defer closeAll()
 	purger, err := app.NewPurger(o.store, o.arc, app.PurgerConfig{})
 	if err != nil {
 		return err

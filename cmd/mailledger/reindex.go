@@ -16,11 +16,11 @@ import (
 // be read"; a message that cannot be read is named on stderr and left as it was (exit 1
 // at the end).
 func (env *environment) reindex(ctx context.Context) error {
-	o, err := env.open(ctx, withArchive|withLedger)
+	o, closeAll, err := env.open(ctx, migrated|withArchive|withLedger)
 	if err != nil {
 		return err
 	}
-	defer o.db.Close()
+	defer closeAll()
 	r, err := app.NewReindexer(o.store, o.arc, app.ReindexerConfig{})
 	if err != nil {
 		return err

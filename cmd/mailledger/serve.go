@@ -12,7 +12,6 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/archive"
-	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/handlers"
 	"github.com/mailledger/mailledger/identity"
@@ -22,13 +21,12 @@ import (
 // finish after SIGTERM or SIGINT.
 const shutdownTimeout = 10 * time.Second
 
-// service is one running `mailledger serve`.
+// service is one running `mailledger serve`. Its opened parts are those of the other
+// commands' start-up path (open), opened in steps: serve waits for the database.
 type service struct {
-	cfg     app.Config
+	*opened
 	httpCfg handlers.HTTPConfig
 	logger  *slog.Logger
-	key     *eventstore.Key
-	db      *database.DB
 	reg     *prometheus.Registry
 	metrics *ledgerMetrics
 	api     *handlers.Server
@@ -103,7 +101,7 @@ func (env *environment) newService() (*service, error) {
 	if err != nil {
 		return nil, usageError(err)
 	}
-	svc := &service{cfg: cfg, httpCfg: httpCfg, logger: env.logger(cfg)}
+	svc := &service{opened: &opened{cfg: cfg}, httpCfg: httpCfg, logger: env.logger(cfg)}
 	if svc.key, err = loadKey(cfg); err != nil {
 		return nil, err
 	}
@@ -154,14 +152,10 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err := ensureBootstrapUsers(ctx, identity.NewUsers(svc.db), svc.cfg, svc.logger); err != nil {
 		return nil, err
 	}
-	arc, err := openArchive(svc.cfg, svc.db)
-	if err != nil {
+	if err := svc.openStores(withArchive|withLedger, svc.metrics); err != nil {
 		return nil, err
 	}
-	store, err := newStore(svc.db, svc.metrics)
-	if err != nil {
-		return nil, err
-	}
+	store, arc := svc.store, svc.arc
 	head, err := store.Head(ctx)
 	if err != nil {
 		return nil, err

@@ -86,45 +86,74 @@ func openArchive(cfg app.Config, db *database.DB) (*archive.Archive, error) {
 	return archive.New(db, blobs, keys, archive.Options{Retention: cfg.Retention(), SpamHeader: cfg.SpamHeader})
 }
 
-// opened is what the operator commands work on: the configuration, the migrated
-// database, and, when asked for, the archive and the ledger.
+// opened is what a command works on: the configuration, and what it asked for of the
+// ledger's signing key, the database, the archive and the ledger.
 type opened struct {
 	cfg   app.Config
+	key   *eventstore.Key
 	db    *database.DB
 	arc   *archive.Archive
 	store *eventstore.Store
 }
 
-// What open opens besides the database.
+// parts says what open opens besides the configuration and the database.
+type parts int
+
 const (
-	withArchive = 1 << iota
+	// withKey loads the ledger's signing key, before the database is contacted.
+	withKey parts = 1 << iota
+	// migrated migrates the database to the current schema.
+	migrated
+	// withArchive opens the email archive.
+	withArchive
+	// withLedger opens the event store with every projection.
 	withLedger
 )
 
-// open is the start-up path of the operator commands: the configuration, the database
-// (checked once that it answers) migrated to the current schema, and the archive and the
-// ledger when what asks for them. The caller closes o.db.
-func (env *environment) open(ctx context.Context, what int) (*opened, error) {
-	cfg, err := env.config()
+// open is the one start-up path of the commands but serve: the configuration, the
+// signing key (withKey), the database (checked once that it answers), migrated to the
+// current schema (migrated), and the archive and the ledger (withArchive, withLedger).
+// The caller calls closeAll when done; on an error everything opened is closed.
+func (env *environment) open(ctx context.Context, what parts) (o *opened, closeAll func(), err error) {
+	o = &opened{}
+	if o.cfg, err = env.config(); err != nil {
+		return nil, nil, err
+	}
+	if what&withKey != 0 {
+		if o.key, err = loadKey(o.cfg); err != nil {
+			return nil, nil, err
+		}
+	}
+	if o.db, err = connect(ctx, o.cfg); err != nil {
+		return nil, nil, err
+	}
+	if what&migrated != 0 {
+		err = migrations.Up(ctx, o.db)
+	}
+	if err == nil {
+		err = o.openStores(what, nil)
+	}
 	if err != nil {
-		return nil, err
+		o.db.Close()
+		return nil, nil, err
 	}
-	db, err := connect(ctx, cfg)
-	if err != nil {
-		return nil, err
+	return o, func() { o.db.Close() }, nil
+}
+
+// openStores opens, on the database that answers and is migrated, the archive
+// (withArchive) and the ledger (withLedger), whose appends go to metrics when it is not
+// nil. serve calls it once it has waited for the database.
+func (o *opened) openStores(what parts, metrics eventstore.AppendObserver) error {
+	var err error
+	if what&withArchive != 0 {
+		if o.arc, err = openArchive(o.cfg, o.db); err != nil {
+			return err
+		}
 	}
-	o := &opened{cfg: cfg, db: db}
-	if err = migrations.Up(ctx, db); err == nil && what&withArchive != 0 {
-		o.arc, err = openArchive(cfg, db)
+	if what&withLedger != 0 {
+		o.store, err = newStore(o.db, metrics)
 	}
-	if err == nil && what&withLedger != 0 {
-		o.store, err = newStore(db, nil)
-	}
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return o, nil
+	return err
 }
 
 // pingTimeout bounds one attempt to reach the database.

@@ -51,11 +51,11 @@ func (env *environment) userCommand(ctx context.Context, args []string) error {
 	if err != nil || u == nil {
 		return err
 	}
-	o, err := env.open(ctx, 0)
+	o, closeAll, err := env.open(ctx, migrated)
 	if err != nil {
 		return err
 	}
-	defer o.db.Close()
+	defer closeAll()
 	if u.PasswordHash, err = identity.HashPassword(password); err != nil {
 		return usageError(errors.New("--password: cannot be hashed (bcrypt takes at most 72 bytes)"))
 	}
