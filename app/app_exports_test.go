@@ -8,18 +8,16 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/database"
-	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/internal/testenv"
 )
 
 // TestApplicationWithExports: ApplicationConfig.Exports gives the Application its exports
 // over the archive; without the archive, or with a bad configuration, New refuses; without
 // Exports there are none.
 func TestApplicationWithExports(t *testing.T) {
+	t.Parallel()
 	f := newErasureFixture(t, database.SQLite)
-	key, err := eventstore.LoadOrCreateKey(t.TempDir(), "app-test")
-	require.NoError(t, err)
-	signer, err := eventstore.NewSigner(f.store, key, "app-test")
-	require.NoError(t, err)
+	signer, _ := testenv.Signer(t, f.store, "app-test")
 
 	a, err := app.New(f.store, signer, app.ApplicationConfig{Archive: f.arc, Exports: &app.ExportsConfig{Dir: t.TempDir()}})
 	require.NoError(t, err)

@@ -127,6 +127,7 @@ func (l *positionLog) positions() []int64 {
 }
 
 func TestBackgroundDeliversInOrder(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newLedgerFixture(t, d)
 		f.appendEvents(25)
@@ -154,6 +155,7 @@ var errPicky = errors.New("picky handler refuses")
 // event is recorded in consumer_poison and the consumer goes on; a transient failure is
 // only retried.
 func TestBackgroundRetriesThenPoisons(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newLedgerFixture(t, d)
 		f.appendEvents(5)
@@ -191,6 +193,7 @@ func TestBackgroundRetriesThenPoisons(t *testing.T) {
 // TestBackgroundShutdownFinishesInFlight: cancelling Run lets the event in flight finish
 // with a live context, saves its offset, and delivers nothing more.
 func TestBackgroundShutdownFinishesInFlight(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newLedgerFixture(t, d)
 		f.appendEvents(3)
@@ -257,6 +260,7 @@ func TestBackgroundShutdownGivesUp(t *testing.T) {
 }
 
 func TestBackgroundMetrics(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newLedgerFixture(t, d)
 		f.appendEvents(6)
@@ -293,6 +297,7 @@ func TestBackgroundMetrics(t *testing.T) {
 }
 
 func TestBackgroundConfig(t *testing.T) {
+	t.Parallel()
 	err := app.BackgroundConfig{MaxRetries: -1, RetryInterval: -1, CloseTimeout: -1,
 		Subscriber: logsub.Config{PollInterval: -1}}.Validate()
 	require.Error(t, err)

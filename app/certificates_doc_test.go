@@ -17,6 +17,7 @@ import (
 // docs/verification.md on a real bundle, so that the recipe a regulator follows without
 // our code stays right; and checks that the script refuses a changed body.
 func TestVerificationRecipe(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"python3", "openssl"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("SKIP: %s is not installed; the documented recipe needs it", tool)

@@ -18,6 +18,7 @@ import (
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/domain/erasure"
 	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/internal/testenv"
 )
 
 // certFixture is a completed erasure request and the certificate use cases.
@@ -31,14 +32,12 @@ type certFixture struct {
 func newCertFixture(t *testing.T, d database.Dialect, cfg ...app.CertificatesConfig) *certFixture {
 	t.Helper()
 	f := &certFixture{erasureFixture: newErasureFixture(t, d)}
-	key, err := eventstore.LoadOrCreateKey(t.TempDir(), "mailledger")
-	require.NoError(t, err)
-	f.signer, err = eventstore.NewSigner(f.store, key, "mailledger")
-	require.NoError(t, err)
+	f.signer, _ = testenv.Signer(t, f.store, "mailledger")
 	var c app.CertificatesConfig
 	if len(cfg) > 0 {
 		c = cfg[0]
 	}
+	var err error
 	f.certs, err = app.NewCertificates(f.store, f.signer, c)
 	require.NoError(t, err)
 	f.archiveMail("acme", generated(16))
@@ -71,6 +70,7 @@ func (f *certFixture) bundle() *certificate.Bundle {
 // TestCertificateNotAvailableUntilCompleted checks the errors before completion and
 // across tenants.
 func TestCertificateNotAvailableUntilCompleted(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newCertFixture(t, d, app.CertificatesConfig{PDFServiceURL: "http://127.0.0.1:1"})
 		id := f.req.RequestID
@@ -98,6 +98,7 @@ func TestCertificateNotAvailableUntilCompleted(t *testing.T) {
 // every required field, and that its PDF, made by the chromium stand-in of Gotenberg,
 // contains the certificate hash.
 func TestCertificateHTMLAndPDF(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		srv := pdftest.Start(t)
 		f := newCertFixture(t, d, app.CertificatesConfig{PDFServiceURL: srv.URL})
@@ -135,6 +136,7 @@ func TestCertificateHTMLAndPDF(t *testing.T) {
 // with the hash that the request shows, against a checkpoint signed on demand, and that
 // the same request gives the same bundle.
 func TestCertificateBundle(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newCertFixture(t, d)
 		v := f.complete()
@@ -167,6 +169,7 @@ func TestCertificateBundle(t *testing.T) {
 // change is rejected with a reason that names the part, then flips every byte of the
 // bundle's JSON and checks that none goes unnoticed.
 func TestCertificateBundleTampering(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newCertFixture(t, d)
 		f.complete()

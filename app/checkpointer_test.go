@@ -13,17 +13,14 @@ import (
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/eventstore"
+	"github.com/mailledger/mailledger/internal/testenv"
 )
 
 const testOrigin = "mailledger.test/app"
 
 func (f *ledgerFixture) signer() (*eventstore.Signer, *eventstore.Key) {
 	f.t.Helper()
-	key, err := eventstore.LoadOrCreateKey(f.t.TempDir(), testOrigin)
-	require.NoError(f.t, err)
-	signer, err := eventstore.NewSigner(f.store, key, testOrigin)
-	require.NoError(f.t, err)
-	return signer, key
+	return testenv.Signer(f.t, f.store, testOrigin)
 }
 
 // runCheckpointer runs a Checkpointer until the test ends.
@@ -75,12 +72,13 @@ func (f *ledgerFixture) requireValid(cp *eventstore.Checkpoint, key *eventstore.
 // [1000, 2000) and one in [2000, 2500] events, and none more while the interval has not
 // passed. (The appends run flat out, so a checkpoint covers the head when it was signed.)
 func TestCheckpointerEveryThousandEvents(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newLedgerFixture(t, d)
 		_, key := f.runCheckpointer(app.CheckpointerConfig{Interval: time.Hour})
 		f.appendEvents(2500)
 		require.Eventually(t, func() bool { return len(f.checkpoints()) >= 2 }, 20*time.Second, 10*time.Millisecond)
-		time.Sleep(200 * time.Millisecond) // room for a wrong third one
+		time.Sleep(200 * time.Millisecond) // deliberate: no third checkpoint may come in this window
 		cps := f.checkpoints()
 		require.Len(t, cps, 2, "checkpoints after 2500 events")
 		t.Logf("checkpoint sizes: %d, %d", cps[0].Size, cps[1].Size)
@@ -97,6 +95,7 @@ func TestCheckpointerEveryThousandEvents(t *testing.T) {
 // TestCheckpointerInterval: new events are signed at the next interval even below Every,
 // and an unchanged head is not signed again.
 func TestCheckpointerInterval(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newLedgerFixture(t, d)
 		_, key := f.runCheckpointer(app.CheckpointerConfig{Interval: 100 * time.Millisecond})
@@ -104,7 +103,7 @@ func TestCheckpointerInterval(t *testing.T) {
 		require.Eventually(t, func() bool { return f.latestSize() == 5 }, 5*time.Second, 10*time.Millisecond)
 		f.appendEvents(3)
 		require.Eventually(t, func() bool { return f.latestSize() == 8 }, 5*time.Second, 10*time.Millisecond)
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // deliberate: nothing may be signed in these three intervals
 		cps := f.checkpoints()
 		require.Len(t, cps, 2, "an unchanged head is not signed again")
 		for _, cp := range cps {
@@ -116,6 +115,7 @@ func TestCheckpointerInterval(t *testing.T) {
 // TestCheckpointerPollsForOtherWriters: appends through another Store (another node) are
 // seen by polling.
 func TestCheckpointerPollsForOtherWriters(t *testing.T) {
+	t.Parallel()
 	f := newLedgerFixture(t, database.SQLite)
 	f.runCheckpointer(app.CheckpointerConfig{Every: 10, Interval: time.Hour, Poll: 50 * time.Millisecond})
 	other, err := eventstore.New(f.db, eventstore.Options{})
@@ -126,6 +126,7 @@ func TestCheckpointerPollsForOtherWriters(t *testing.T) {
 }
 
 func TestCheckpointerOnDemand(t *testing.T) {
+	t.Parallel()
 	f := newLedgerFixture(t, database.SQLite)
 	signer, key := f.signer()
 	c, err := app.NewCheckpointer(f.store, signer, app.CheckpointerConfig{})
@@ -142,6 +143,7 @@ func TestCheckpointerOnDemand(t *testing.T) {
 }
 
 func TestCheckpointerConfig(t *testing.T) {
+	t.Parallel()
 	err := app.CheckpointerConfig{Every: -1, Interval: -1, Poll: -1}.Validate()
 	require.Error(t, err)
 	for _, want := range []string{"every", "interval", "poll"} {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestErasureConfig(t *testing.T) {
+	t.Parallel()
 	c, err := app.ConfigFromEnv(envOf(map[string]string{
 		"GDPR_DISTINCT_APPROVER":    "0",
 		"PDFSERVICE_URL":            " http://pdf:s3cret@gotenberg:3000 ",
@@ -34,6 +35,7 @@ func TestErasureConfig(t *testing.T) {
 }
 
 func TestErasureConfigProblemsAreJoined(t *testing.T) {
+	t.Parallel()
 	_, err := app.ConfigFromEnv(envOf(map[string]string{
 		"GDPR_DISTINCT_APPROVER":    "sometimes",
 		"PDFSERVICE_URL":            "gotenberg:3000",

@@ -14,6 +14,7 @@ import (
 // TestConfigReadsTheExportSettings: DIR_EXPORT follows the data directory unless set, the
 // EDISCOVERY_* limits are read, and the start-up log shows them.
 func TestConfigReadsTheExportSettings(t *testing.T) {
+	t.Parallel()
 	c, err := app.ConfigFromEnv(envOf(map[string]string{"MAILLEDGER_DATA_DIR": "/srv/ml"}))
 	require.NoError(t, err)
 	assert.Equal(t, "/srv/ml/export", c.Exports.Dir)
@@ -36,6 +37,7 @@ func TestConfigReadsTheExportSettings(t *testing.T) {
 
 // TestConfigJoinsExportProblemsOnce: export problems join the others, each named once.
 func TestConfigJoinsExportProblemsOnce(t *testing.T) {
+	t.Parallel()
 	_, err := app.ConfigFromEnv(envOf(map[string]string{
 		"EDISCOVERY_WORKERS": "33", "EDISCOVERY_MAX_TENANT_EXPORTS": "none", "HTTP_ADDR": "8080",
 	}))

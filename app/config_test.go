@@ -18,6 +18,7 @@ func envOf(m map[string]string) func(string) string {
 }
 
 func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := app.ConfigFromEnv(envOf(nil))
 	require.NoError(t, err)
 	assert.Equal(t, app.Config{
@@ -41,6 +42,7 @@ func TestConfigDefaults(t *testing.T) {
 }
 
 func TestArchiveAndTenancyConfig(t *testing.T) {
+	t.Parallel()
 	c, err := app.ConfigFromEnv(envOf(map[string]string{
 		"MAILLEDGER_BOOTSTRAP_AUDITOR": "dpo:s3cret:x",
 		"MULTITENANCY":                 "1",
@@ -75,6 +77,7 @@ func TestArchiveAndTenancyConfig(t *testing.T) {
 }
 
 func TestConfigFromEnvironment(t *testing.T) {
+	t.Parallel()
 	c, err := app.ConfigFromEnv(envOf(map[string]string{
 		"MAILLEDGER_DATA_DIR":            "/var/lib/mailledger",
 		"HTTP_ADDR":                      "0.0.0.0:9000",
@@ -97,6 +100,7 @@ func TestConfigFromEnvironment(t *testing.T) {
 }
 
 func TestConfigJoinsEveryProblem(t *testing.T) {
+	t.Parallel()
 	_, err := app.ConfigFromEnv(envOf(map[string]string{
 		"HTTP_ADDR":                      "8080",
 		"MAILLEDGER_BOOTSTRAP_ADMIN":     "admin:",
@@ -114,6 +118,7 @@ func TestConfigJoinsEveryProblem(t *testing.T) {
 }
 
 func TestConfigNeverShowsThePassword(t *testing.T) {
+	t.Parallel()
 	_, err := app.ConfigFromEnv(envOf(map[string]string{"MAILLEDGER_BOOTSTRAP_ADMIN": "hunter2"}))
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "hunter2")
@@ -131,6 +136,7 @@ func TestConfigNeverShowsThePassword(t *testing.T) {
 }
 
 func TestValidateRejectsAnEmptyConfig(t *testing.T) {
+	t.Parallel()
 	err := app.Config{}.Validate()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "DATABASE_URL")

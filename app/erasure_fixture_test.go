@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"math/rand"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +17,7 @@ import (
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/eventstore"
-	"github.com/mailledger/mailledger/projections"
+	"github.com/mailledger/mailledger/internal/testenv"
 )
 
 // erasureFixture is the erasure workflow over a fresh database, archive and ledger.
@@ -52,15 +51,9 @@ func newErasureFixture(t *testing.T, d database.Dialect, cfg ...app.ErasureConfi
 func openErasureFixture(t *testing.T, db *database.DB, dataDir string, cfg app.ErasureConfig) *erasureFixture {
 	t.Helper()
 	f := &erasureFixture{t: t, ctx: t.Context(), db: db, dataDir: dataDir}
+	env := testenv.Open(t, db, dataDir)
+	f.store, f.arc = env.Store, env.Archive
 	var err error
-	f.store, err = eventstore.New(db, eventstore.Options{Projectors: projections.All()})
-	require.NoError(t, err)
-	blobs, err := archive.NewLocalStore(filepath.Join(dataDir, "store"))
-	require.NoError(t, err)
-	keys, err := archive.LoadOrCreateKeyring(filepath.Join(dataDir, "keys"))
-	require.NoError(t, err)
-	f.arc, err = archive.New(db, blobs, keys, archive.Options{})
-	require.NoError(t, err)
 	f.er, err = app.NewErasure(f.store, f.arc, cfg)
 	require.NoError(t, err)
 	f.holds, err = app.NewLegalHolds(f.store)

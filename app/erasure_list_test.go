@@ -17,12 +17,13 @@ import (
 // TestErasureListAndGet checks filtering, paging, ordering, validation and tenant
 // isolation of the request queries, and the reject command.
 func TestErasureListAndGet(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newErasureFixture(t, d)
 		var acme []string
 		for i := range 5 {
 			acme = append(acme, f.create("acme", erasurePool[i]).RequestID)
-			time.Sleep(2 * time.Millisecond) // distinct created_at
+			time.Sleep(2 * time.Millisecond) // deliberate: the clock moves on, for distinct created_at
 		}
 		other := f.create("globex", "alice@alpha.test")
 		f.drain()
@@ -86,6 +87,7 @@ func requestIDs(l *app.RequestList) []string {
 // TestErasureConsumersIdempotent delivers every event of a completed request again, and
 // the execution event once more after completion: nothing changes.
 func TestErasureConsumersIdempotent(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newErasureFixture(t, d)
 		f.archiveMail("acme", generated(12))

@@ -47,6 +47,7 @@ type propertyStats struct {
 // email under an active hold is ever erased or purged. Each run also checks that an
 // executed request erased every unheld email of its scope.
 func TestErasureNeverTouchesHeldMail(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		runs := 20
 		if d != database.SQLite {

@@ -19,6 +19,7 @@ import (
 // purge pass removes them and records counts in the ledger, and that a second pass does
 // nothing and records nothing.
 func TestPurgeAfterErasure(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newErasureFixture(t, d)
 		mails := generated(30)

@@ -28,6 +28,7 @@ import (
 // TestErasureRequestIDs checks that 50 concurrent creates get 50 distinct, consecutive
 // ids, that the sequence restarts each year, and that a rebuild reproduces it.
 func TestErasureRequestIDs(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		now := time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC)
 		f := newErasureFixture(t, d, app.ErasureConfig{Clock: func() time.Time { return now }})
@@ -82,6 +83,7 @@ func (f *erasureFixture) sequences() map[string]int {
 // unblocked by release and re-assessment, approved, executed, and the erased mail
 // invisible.
 func TestErasureFlow(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newErasureFixture(t, d, app.ErasureConfig{EraseBatch: 5})
 		mails := archivetest.GenerateMail(rand.New(rand.NewSource(3)), 60, erasurePool, mailStart)
@@ -284,6 +286,7 @@ func contains(ids []int64, id int64) bool {
 // TestErasureHoldAfterApproval checks that a hold placed after approval blocks the
 // execution, and that nothing is erased.
 func TestErasureHoldAfterApproval(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newErasureFixture(t, d)
 		mails := archivetest.GenerateMail(rand.New(rand.NewSource(5)), 20, erasurePool, mailStart)
@@ -308,6 +311,7 @@ func TestErasureHoldAfterApproval(t *testing.T) {
 
 // TestErasureConcurrentApprovals checks that of 20 concurrent approvals exactly one wins.
 func TestErasureConcurrentApprovals(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newErasureFixture(t, d)
 		req := f.create("acme", "alice@alpha.test")

@@ -36,6 +36,7 @@ func withStart(prefix string, start int64, n int) export.Request {
 // an explicit start that overlaps issued numbers is a conflict and reserves nothing; one
 // that fits a gap is taken; prefixes are listed per tenant and for administrators.
 func TestExportBatesNumbering(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newExportFixture(t, d, app.ExportsConfig{})
 		a := f.createExport("acme", request("CASE", ids(5)))
@@ -82,6 +83,7 @@ func lastNumbers(l *app.BatesPrefixList) map[string]int64 {
 // TestExportCreateValidation: every problem of a configuration in one validation error;
 // numbers that would not fit in bates_digits are refused too, and nothing is reserved.
 func TestExportCreateValidation(t *testing.T) {
+	t.Parallel()
 	f := newExportFixture(t, database.SQLite, app.ExportsConfig{Workers: 2})
 	bad := export.Request{BatesPrefix: strPtr("-bad"), BatesDigits: intPtr(0), LoadFileFormat: strPtr("xml"), Workers: intPtr(64)}
 	_, err := f.x.Create(f.ctx, "acme", bad, actor("auditor"))
@@ -120,6 +122,7 @@ func keys(m map[string]string) []string {
 // ranges never overlap, exactly one of the equal explicit starts wins, and the prefix's
 // last number is the highest one reserved.
 func TestExportConcurrentCreates(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newExportFixture(t, d, app.ExportsConfig{})
 		type result struct {

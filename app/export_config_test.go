@@ -13,6 +13,7 @@ import (
 )
 
 func TestExportsConfigFromEnv(t *testing.T) {
+	t.Parallel()
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	c, err := app.ExportsConfigFromEnv(env(nil), "/data")
 	require.NoError(t, err)
@@ -38,6 +39,7 @@ func TestExportsConfigFromEnv(t *testing.T) {
 }
 
 func TestNewExportsRejects(t *testing.T) {
+	t.Parallel()
 	_, err := app.NewExports(nil, nil, app.ExportsConfig{Dir: t.TempDir()})
 	assert.Error(t, err, "nil dependencies")
 	f := newExportFixture(t, "sqlite", app.ExportsConfig{})

@@ -19,6 +19,7 @@ import (
 // TestExportConcurrentDownloads: 30 downloads of one completed export at the same moment
 // all succeed, and each is recorded once, in the download log and in the ledger.
 func TestExportConcurrentDownloads(t *testing.T) {
+	t.Parallel()
 	const downloads = 30
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newExportFixture(t, d, app.ExportsConfig{})

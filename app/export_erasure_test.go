@@ -17,6 +17,7 @@ import (
 // found), mail in the scope of an approved request that has not run yet is skipped too,
 // and only the rest is produced and numbered.
 func TestExportSkipsErasedMail(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newExportFixture(t, d, app.ExportsConfig{})
 		mails := generated(60)

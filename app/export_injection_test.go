@@ -29,6 +29,7 @@ func formulaMail(subject, attachment string) archivetest.Mail {
 // of running it (and a cell that starts with a quote gets one more, so that dropping one
 // leading quote always gives the value back); the DAT load file keeps every value exactly.
 func TestExportLoadFileFormulas(t *testing.T) {
+	t.Parallel()
 	f := newExportFixture(t, database.SQLite, app.ExportsConfig{})
 	cases := []struct{ subject, attachment string }{
 		{`=HYPERLINK("http://x","y")`, `=cmd|' /C calc'!A0`},

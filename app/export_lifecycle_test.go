@@ -56,7 +56,7 @@ func TestExportCancelAndDelete(t *testing.T) {
 		cancelledAt := time.Now()
 		require.Eventually(t, func() bool { return !exists(f.jobDir(running)) }, time.Second, time.Millisecond, "partial output removed")
 		reads := f.slow.reads.Load()
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // deliberate: no email may be read in this window
 		assert.Equal(t, reads, f.slow.reads.Load(), "no email read after the workers stopped")
 		assert.Less(t, time.Since(cancelledAt), 2*time.Second)
 		assert.Less(t, reads, int64(len(mail)), "the cancel came mid-run")
@@ -85,6 +85,7 @@ func TestExportCancelAndDelete(t *testing.T) {
 // TestExportCancelPending: with the service not running jobs, a job stays pending and
 // is cancelled at once; it never starts afterwards.
 func TestExportCancelPending(t *testing.T) {
+	t.Parallel()
 	f := newExportFixture(t, database.SQLite, app.ExportsConfig{})
 	mail := f.archiveMail("acme", generated(3))
 	v := f.createExport("acme", request("PEND", mail))
@@ -117,6 +118,7 @@ func (f *exportFixture) downloads(jobID string) int {
 // one is logged with user, time, IP and user agent, in the table and the ledger. Another
 // tenant's job is not found by any call; administrators see every tenant's.
 func TestExportDownloadAndTenants(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newExportFixture(t, d, app.ExportsConfig{})
 		v := f.createExport("acme", request("DL", f.archiveMail("acme", generated(5))))

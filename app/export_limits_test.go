@@ -20,6 +20,7 @@ import (
 // replaying the ledger's start and end events shows the same for every instant; all
 // jobs complete; each tenant's jobs start in the order they were created.
 func TestExportLimits(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newExportFixture(t, d, app.ExportsConfig{Workers: 2})
 		tenants := []string{"acme", "globex", "initech", "acme", "globex", "initech", "acme", "globex", "initech", "acme"}
@@ -66,7 +67,7 @@ func sampleActive(t *testing.T, f *exportFixture) func() (int, int) {
 			}
 			rows.Close()
 			maxGlobal = max(maxGlobal, total)
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // deliberate: the sampler's interval
 		}
 	})
 	return func() (int, int) {

@@ -18,6 +18,7 @@ import (
 // a completed job whose directory was swapped for a link is not downloaded (410), and
 // its delete removes the link only.
 func TestExportRefusesPlantedLinks(t *testing.T) {
+	t.Parallel()
 	f := newExportFixture(t, database.SQLite, app.ExportsConfig{})
 	elsewhere := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "keep.txt"), []byte("keep"), 0o600))

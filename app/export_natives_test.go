@@ -31,6 +31,7 @@ func (p *parseCounter) ReadDocument(ctx context.Context, tenant string, id int64
 // through the MIME parser, and its load-file rows hold the same values as those of a
 // production that parses (recipients compared as sets: stored ones come in address order).
 func TestExportNativesOnlyParsesNothing(t *testing.T) {
+	t.Parallel()
 	f := newExportFixture(t, database.SQLite, app.ExportsConfig{})
 	counter := &parseCounter{slowArchive: f.slow}
 	var err error

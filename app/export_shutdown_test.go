@@ -14,6 +14,7 @@ import (
 // starting (recovering or admitting jobs) ends Run without an error, as a later one does;
 // serve's SIGTERM right after its start logged "shutdown incomplete" and exited 1.
 func TestExportsRunStoppedAtOnceIsNotAFailure(t *testing.T) {
+	t.Parallel()
 	f := newExportFixture(t, database.SQLite, app.ExportsConfig{})
 	ctx, cancel := context.WithCancel(f.ctx)
 	cancel()

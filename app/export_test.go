@@ -46,6 +46,7 @@ type productionCase struct {
 // natives against the archived originals, text and attachment files, custodian folders,
 // numbering, item outcomes and the hashes recorded in the ledger.
 func TestExportCorpusEveryOption(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		c := &productionCase{f: newExportFixture(t, d, app.ExportsConfig{Workers: 4}), skipped: map[int64]bool{}}
 		c.archive()

@@ -137,7 +137,7 @@ func TestReadWaitsThenAnswersBusy(t *testing.T) {
 	_, err = m.Raw(f.ctx, auditorReader(), id)
 	assert.ErrorIs(t, err, app.ErrBusy)
 	go func() {
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // deliberate: give the memory back while the read below waits
 		_ = raw.Close()
 	}()
 	v, err := m.Text(f.ctx, auditorReader(), id)

@@ -15,6 +15,7 @@ import (
 // quoted local part that needs its quotes is an address; what the rule refuses is named
 // with the reason.
 func TestRequestAddressesFollowTheAddressRule(t *testing.T) {
+	t.Parallel()
 	f := newGDPRFixture(t, database.SQLite)
 	req := f.create(auditorUser, `"John Doe"@Example.COM`, "kim@Bücher.example", `"kim"@xn--bcher-kva.example`, "pete(his account)@silly.test")
 	assert.Equal(t, []string{`"john doe"@example.com`, "kim@xn--bcher-kva.example", "pete@silly.test"}, req.EmailAddresses)

@@ -94,6 +94,7 @@ func hold(release bool) func(*fixture, matrixIDs) string {
 }
 
 func TestAuthMatrix(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d, func(o *handlers.Options) { o.Limiter = identity.NewFailureLimiter(1000, 1000, time.Minute) })
 		sent := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -131,6 +132,7 @@ func checkStatusBody(t *testing.T, resp *http.Response, body []byte) {
 }
 
 func TestCredentialsAreChecked(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	cases := []struct {
 		name    string
@@ -155,6 +157,7 @@ func TestCredentialsAreChecked(t *testing.T) {
 }
 
 func TestWithoutUsersEveryCallIsUnauthenticated(t *testing.T) {
+	t.Parallel()
 	f := newDetachedFixture(t, database.SQLite)
 	f.attach()
 	for _, path := range []string{"/api/v1/ledger/checkpoint", "/api/v1/messages", "/api/v1/admin/legal-holds"} {
@@ -167,6 +170,7 @@ func TestWithoutUsersEveryCallIsUnauthenticated(t *testing.T) {
 }
 
 func TestTooManyFailedLoginsAre429(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	const path = "/api/v1/ledger/public-key"
 	for i := 0; i < handlers.MaxLoginFailures; i++ {
@@ -188,6 +192,7 @@ func TestTooManyFailedLoginsAre429(t *testing.T) {
 }
 
 func TestRequestIDIsEchoedAndGenerated(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	resp, _ := f.do("/api/v1/ledger/public-key", as(adminUser), func(r *http.Request) { r.Header.Set("X-Request-ID", "req-42") })
 	assert.Equal(t, "req-42", resp.Header.Get("X-Request-ID"))
@@ -201,6 +206,7 @@ func TestRequestIDIsEchoedAndGenerated(t *testing.T) {
 }
 
 func TestOneIPTryingManyNamesIs429(t *testing.T) {
+	t.Parallel()
 	// A small per-IP limit and an hour's window: the same rule as the defaults, without
 	// 50 password checks that must all fall within one minute (under the race detector on
 	// a loaded machine they did not).
@@ -219,6 +225,7 @@ func TestOneIPTryingManyNamesIs429(t *testing.T) {
 }
 
 func TestRoleAndDisabledStateAreReadOnEveryRequest(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d)
 		ctx := context.Background()

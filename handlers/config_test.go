@@ -15,6 +15,7 @@ import (
 )
 
 func TestHTTPConfigFromEnv(t *testing.T) {
+	t.Parallel()
 	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
 	c, err := handlers.HTTPConfigFromEnv(env(nil))
 	require.NoError(t, err)

@@ -18,6 +18,7 @@ func fieldsOf(t *testing.T, body []byte) map[string]any {
 }
 
 func TestBodyMustBeAnObject(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	for _, body := range []string{"null", " null ", "[]", `"hold"`, "42", "true", "", `{"type":"address"} {}`} {
 		resp, out := f.postAs(adminUser, "/api/v1/admin/legal-holds", body)
@@ -28,6 +29,7 @@ func TestBodyMustBeAnObject(t *testing.T) {
 }
 
 func TestInvalidJSONMessagesNameFieldsNotGoTypes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	cases := []struct{ body, want string }{
 		{`{"type": 5, "value": "a@x.test", "reason": "r"}`, `field "type": want a string, got a number near line 1, column`},
@@ -49,6 +51,7 @@ func TestInvalidJSONMessagesNameFieldsNotGoTypes(t *testing.T) {
 }
 
 func TestUnsetMatterIsNull(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	resp, out := f.postAs(adminUser, "/api/v1/admin/legal-holds", `{"type": "address", "value": "a@x.test", "reason": "case 1"}`)
 	require.Equal(t, http.StatusCreated, resp.StatusCode, "%s", out)
@@ -59,6 +62,7 @@ func TestUnsetMatterIsNull(t *testing.T) {
 }
 
 func TestUnknownQueryParametersAre400(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	for _, path := range []string{
 		"/api/v1/messages?q=x&bogus=1",
@@ -83,6 +87,7 @@ func TestUnknownQueryParametersAre400(t *testing.T) {
 }
 
 func TestEveryBadAddressIsNamed(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	resp, out := f.postAs(adminUser, "/api/v1/admin/gdpr/requests",
 		`{"email_addresses": ["a@x.test", "not an address", "b@x.test", "Name <c@x.test>"]}`)
@@ -95,6 +100,7 @@ func TestEveryBadAddressIsNamed(t *testing.T) {
 }
 
 func TestBatesPrefixErrorSaysWhatIsWrong(t *testing.T) {
+	t.Parallel()
 	f := newExportFixture(t, database.SQLite)
 	for prefix, want := range map[string]string{
 		"_ABC":                                 "starts with '_'",

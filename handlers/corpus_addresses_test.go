@@ -19,6 +19,7 @@ import (
 // field of a corpus file is among the rule's keys of that role in the file (the rule reads
 // more: obsolete syntax, broken lists, RFC 6532).
 func TestCorpusOracleAgreesWithNetMail(t *testing.T) {
+	t.Parallel()
 	o := readCorpusOracle(t)
 	checked := 0
 	for _, m := range o.messages {
@@ -36,6 +37,7 @@ func TestCorpusOracleAgreesWithNetMail(t *testing.T) {
 // from= and to= filters find exactly those messages; for corpusHandful, so does an erasure
 // request's assessment over HTTP.
 func TestCorpusAddressCounts(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newCorpusFixture(t, d)
 		f.checkStoredRoles(t)

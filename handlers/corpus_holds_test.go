@@ -29,6 +29,7 @@ import (
 // domain of each key compared with the hold's). Last, erasures of every key in turn,
 // under an address hold, mark exactly the affected messages the hold does not cover.
 func TestCorpusHoldsEqualErasure(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("SKIP: a hold, a purge and two searches per corpus address and domain (half a minute per database under -race); not with -short")
 	}

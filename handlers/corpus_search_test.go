@@ -16,6 +16,7 @@ import (
 // words (corpus_words_test.go): single words, phrases of two adjacent words, a substring
 // of a Chinese, Japanese or Korean run; and the three databases give the same answers.
 func TestCorpusSearchRecall(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("SKIP: 1,400 searches per database (20 seconds each under -race); not with -short")
 	}

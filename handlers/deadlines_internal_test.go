@@ -34,7 +34,7 @@ func slowWriter(w http.ResponseWriter, _ *http.Request) {
 			return
 		}
 		_ = http.NewResponseController(w).Flush()
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // deliberate: the slow writer's pace, which the deadlines must cut
 	}
 }
 

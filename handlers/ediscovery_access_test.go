@@ -43,6 +43,7 @@ var adminRoutes = []string{adminExportsPath, adminPrefixesPath}
 // global administrator 403 (changing nothing); an auditor gets each route's answer on a
 // completed job, and the admin routes are the global administrator's alone.
 func TestExportRoles(t *testing.T) {
+	t.Parallel()
 	f := newExportFixture(t, database.SQLite)
 	_, ids := f.generate("default", 3, exportPool)
 	f.start()
@@ -94,6 +95,7 @@ func checkRefused(t *testing.T, f *exportFixture, method, path, body, name strin
 // TestExportsUnavailable: without the exports the auditor routes answer 503 after the
 // role check.
 func TestExportsUnavailable(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	resp, raw := f.getAs(auditorUser, exportsPath)
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "%s", raw)
@@ -112,6 +114,7 @@ const (
 // exports only (another tenant's job is 404 on every route, and unchanged); Bates numbers
 // of one prefix never repeat across tenants; the admin lists see every tenant.
 func TestExportTenants(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newExportFixture(t, d, func(o *handlers.Options) { o.Multitenancy = true })
 		f.addUser(exportAuditorA, identity.RoleAuditor, "dpo@a.test", "a.test")

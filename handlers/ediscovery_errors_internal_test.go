@@ -13,6 +13,7 @@ import (
 )
 
 func TestClassifyMapsExportErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		err    error
 		status int

@@ -13,6 +13,7 @@ import (
 )
 
 func TestEmailIDsAreExactOrRefused(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newExportFixture(t, d)
 		for _, bad := range []string{

@@ -87,6 +87,7 @@ func checkCode(t *testing.T, f *exportFixture, method, path string, status int, 
 // limit and are accepted; one more is validation_failed; a body over 1 MiB is 413; an
 // unknown field is invalid_json; every bad value is named at once.
 func TestExportBodies(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newExportFixture(t, d) // no background: the jobs stay pending
 		ids := idsFrom(1_000_000, export.MaxEmails)

@@ -59,6 +59,7 @@ type productionOverHTTP struct {
 // served by /api/v1/messages/{id}/raw, the attachment files, erased mail skipped, and one
 // download-log row and one ledger event per download.
 func TestExportOverHTTP(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		c := &productionOverHTTP{f: newExportFixture(t, d), skipped: map[int64]bool{}}
 		c.archive()
@@ -277,6 +278,7 @@ func (c *productionOverHTTP) checkDownloadLog(downloads int) {
 // start that overlaps issued numbers is 409 bates_range_conflict (and appends nothing),
 // and the prefix lists show the sequence.
 func TestExportNumberingOverHTTP(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newExportFixture(t, d)
 		_, ids := f.generate("default", 5, exportPool)
@@ -314,6 +316,7 @@ func TestExportNumberingOverHTTP(t *testing.T) {
 // TestExportDownloadNeedsCompletion: a pending export's download is 409 export_not_ready
 // and records nothing.
 func TestExportDownloadNeedsCompletion(t *testing.T) {
+	t.Parallel()
 	f := newExportFixture(t, database.SQLite)
 	_, ids := f.generate("default", 2, exportPool)
 	job := f.createExport(auditorUser, exportBody("WAIT", ids)) // no background: it stays pending

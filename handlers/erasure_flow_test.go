@@ -50,6 +50,7 @@ func pdfAvailable() bool {
 // creator refused as approver, approved by an administrator, executed, the erased mail
 // gone from message view and search, and the certificate in HTML, PDF and bundle form.
 func TestErasureFlowOverHTTP(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		var pdfURL string
 		if pdfAvailable() {

@@ -39,6 +39,7 @@ func requestIDs(l requestList) []string {
 // TestErasureRequestList checks the list: newest first, the status filter, the page, and
 // a 400 for every bad query value.
 func TestErasureRequestList(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newGDPRFixture(t, d)
 		assert.Equal(t, requestList{Requests: []requestJSON{}, Limit: 50}, f.listRequests(adminUser, ""))
@@ -73,6 +74,7 @@ func TestErasureRequestList(t *testing.T) {
 // TestErasureRequestShape checks a request object: exactly the columns of gdpr_requests
 // and certificate_available, unset values null, lists [], times RFC 3339 in UTC.
 func TestErasureRequestShape(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newGDPRFixture(t, d)
 		resp, raw := f.postAs(auditorUser, gdprPath, `{"email_addresses":["Ann@People.test","ann@people.test "]}`)
@@ -118,6 +120,7 @@ func keys(m map[string]json.RawMessage) []string {
 
 // TestErasureCreateErrors checks the validation of a new request's body.
 func TestErasureCreateErrors(t *testing.T) {
+	t.Parallel()
 	f := newGDPRFixture(t, database.SQLite)
 	many := make([]string, 101)
 	for i := range many {
@@ -154,6 +157,7 @@ func TestErasureCreateErrors(t *testing.T) {
 // TestCertificatePDFWithoutService checks that the PDF answers 503 when PDFSERVICE_URL is
 // unset, and when the service is down or failing, while the HTML and the bundle work.
 func TestCertificatePDFWithoutService(t *testing.T) {
+	t.Parallel()
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "chromium crashed", http.StatusInternalServerError)
 	}))
@@ -180,6 +184,7 @@ func TestCertificatePDFWithoutService(t *testing.T) {
 
 // TestSelfApprovalWhenAllowed checks GDPR_DISTINCT_APPROVER=0: the creator may approve.
 func TestSelfApprovalWhenAllowed(t *testing.T) {
+	t.Parallel()
 	f := newGDPRFixture(t, database.SQLite, func(c *app.ApplicationConfig) { c.Erasure.AllowSameApprover = true })
 	v := f.inState(erasure.StatusPendingApproval, 1)
 	v = f.actOK(auditorUser, v.RequestID, "approve", "", http.StatusOK)

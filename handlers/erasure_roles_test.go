@@ -35,6 +35,7 @@ var erasureRoutes = []struct{ method, path, body string }{
 // users and customer administrators 403 (before anything else, and changing nothing);
 // auditors and the global administrator get past the role check.
 func TestErasureRoles(t *testing.T) {
+	t.Parallel()
 	f := newGDPRFixture(t, database.SQLite)
 	v := f.inState(erasure.StatusCompleted, 1)
 	before := f.head()
@@ -68,6 +69,7 @@ const (
 // only (another tenant's request is 404 on every route, and unchanged), while the global
 // administrator sees every tenant and creates in the tenant it names.
 func TestErasureTenants(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newGDPRFixtureWith(t, d, func(o *handlers.Options) { o.Multitenancy = true })
 		f.addUser(gdprAuditorA, identity.RoleAuditor, "dpo@a.test", "a.test")

@@ -87,6 +87,7 @@ func (f *gdprFixture) advance(id, status string) {
 // with the state and the action, and changes nothing (the ledger's head and the request
 // stay the same).
 func TestErasureTransitionsOverHTTP(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newGDPRFixture(t, d)
 		f.placeHold(auditorUser, `{"type":"address","value":"`+heldAddress+`","reason":"case 9"}`)
@@ -117,6 +118,7 @@ func TestErasureTransitionsOverHTTP(t *testing.T) {
 // TestErasureActionErrors checks the answers that do not depend on the state: unknown
 // requests, a rejection without a reason, bad bodies and wrong methods.
 func TestErasureActionErrors(t *testing.T) {
+	t.Parallel()
 	f := newGDPRFixture(t, database.SQLite)
 	v := f.inState(erasure.StatusPendingApproval, 1)
 	one := gdprPath + "/" + v.RequestID
@@ -175,6 +177,7 @@ func longText(n int) string {
 // approvals exactly one wins (the others are 409), and 50 concurrent creates get 50
 // distinct request ids.
 func TestConcurrentApprovalsAndCreates(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newGDPRFixture(t, d)
 		v := f.inState(erasure.StatusPendingApproval, 1)
@@ -249,6 +252,7 @@ func (f *gdprFixture) total() int {
 // executed request to blocked (202, nothing erased); once released, the request is
 // assessed, approved and executed again.
 func TestExecuteRechecksHolds(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newGDPRFixture(t, d)
 		ids := f.archiveMail("default", archivetest.Message("late@people.test", []string{"witness@people.test"}, nil, "hello", "hi", day))

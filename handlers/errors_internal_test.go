@@ -20,6 +20,7 @@ import (
 )
 
 func TestClassifyMapsErrorsToTheContract(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		err    error
 		status int
@@ -59,6 +60,7 @@ func TestClassifyMapsErrorsToTheContract(t *testing.T) {
 }
 
 func TestDomainErrorDetails(t *testing.T) {
+	t.Parallel()
 	ve := &domain.ValidationError{}
 	ve.Add("value", "must be a domain name")
 	e := classify(fmt.Errorf("place: %w", ve))
@@ -71,6 +73,7 @@ func TestDomainErrorDetails(t *testing.T) {
 }
 
 func TestValidationErrorDetails(t *testing.T) {
+	t.Parallel()
 	var ve ValidationError
 	require.NoError(t, ve.err())
 	ve.add("size", "must be an integer")
@@ -82,6 +85,7 @@ func TestValidationErrorDetails(t *testing.T) {
 }
 
 func TestDecodeJSON(t *testing.T) {
+	t.Parallel()
 	type body struct {
 		Name string `json:"name"`
 	}
@@ -114,6 +118,7 @@ func TestDecodeJSON(t *testing.T) {
 }
 
 func TestWriteJSONErrorShape(t *testing.T) {
+	t.Parallel()
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodGet, "/x", nil)
 	writeError(rec, req, nil, ErrUnauthenticated)

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,11 +20,10 @@ import (
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
-	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/handlers"
 	"github.com/mailledger/mailledger/identity"
-	"github.com/mailledger/mailledger/projections"
+	"github.com/mailledger/mailledger/internal/testenv"
 )
 
 // Every test user has the same password.
@@ -100,25 +98,15 @@ func newFixture(t *testing.T, d database.Dialect, configure ...func(*handlers.Op
 // while it waits for the database.
 func newDetachedFixture(t *testing.T, d database.Dialect, configure ...func(*handlers.Options)) *fixture {
 	t.Helper()
-	f := &fixture{t: t, db: dbtest.Open(t, d), dataDir: t.TempDir(), logs: &syncBuffer{}}
-	var err error
-	f.store, err = eventstore.New(f.db, eventstore.Options{Projectors: projections.All()})
-	require.NoError(t, err)
-	key, err := eventstore.LoadOrCreateKey(t.TempDir(), "mailledger-test")
-	require.NoError(t, err)
-	f.signer, err = eventstore.NewSigner(f.store, key, "mailledger-test")
-	require.NoError(t, err)
-	blobs, err := archive.NewLocalStore(filepath.Join(f.dataDir, "store"))
-	require.NoError(t, err)
-	keys, err := archive.LoadOrCreateKeyring(filepath.Join(f.dataDir, "keys"))
-	require.NoError(t, err)
-	f.arc, err = archive.New(f.db, blobs, keys, archive.Options{})
-	require.NoError(t, err)
+	env := testenv.New(t, d)
+	f := &fixture{t: t, db: env.DB, store: env.Store, arc: env.Archive, dataDir: env.DataDir, logs: &syncBuffer{}}
+	f.signer, _ = testenv.Signer(t, f.store, "mailledger-test")
 	f.users = identity.NewUsers(f.db)
 	opts := handlers.Options{Auth: identity.NewAuthenticator(f.users), Logger: slog.New(slog.NewJSONHandler(f.logs, nil))}
 	for _, c := range configure {
 		c(&opts)
 	}
+	var err error
 	f.api, err = handlers.New(opts)
 	require.NoError(t, err)
 	f.http = httptest.NewServer(f.api)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestFlippedByteIsIntegrityError(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	box := newMailbox(f)
 	id := box.ids[2]
@@ -46,6 +47,7 @@ func TestFlippedByteIsIntegrityError(t *testing.T) {
 }
 
 func TestUnknownKeyIsIntegrityError(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	box := newMailbox(f)
 	blobs, err := archive.NewLocalStore(filepath.Join(f.dataDir, "store"))
@@ -65,6 +67,7 @@ func TestUnknownKeyIsIntegrityError(t *testing.T) {
 }
 
 func TestWithoutArchiveMessagesAre503(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	application, err := app.New(f.store, f.signer, app.ApplicationConfig{})
 	require.NoError(t, err)

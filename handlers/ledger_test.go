@@ -65,6 +65,7 @@ func (f *fixture) publicKey() string {
 }
 
 func TestCheckpointIsSignedOnDemand(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d)
 		vkey := f.publicKey()
@@ -91,6 +92,7 @@ func TestCheckpointIsSignedOnDemand(t *testing.T) {
 }
 
 func TestInclusionProofVerifies(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d)
 		vkey := f.publicKey()
@@ -150,6 +152,7 @@ func (f *fixture) checkInclusion(p inclusionJSON, vkey string, wantCheckpoint bo
 }
 
 func TestConsistencyProofVerifies(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d)
 		f.appendEvents(5)
@@ -196,6 +199,7 @@ func (f *fixture) checkConsistency(p consistencyJSON) {
 }
 
 func TestLedgerQueryErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	f.appendEvents(4)
 	cases := []struct {
@@ -239,6 +243,7 @@ func TestLedgerQueryErrors(t *testing.T) {
 }
 
 func TestConsistencyProofNeedsBothSizes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	_, body := f.get("/api/v1/ledger/consistency")
 	e := decodeError(t, body)

@@ -57,6 +57,7 @@ func (f *fixture) listHolds(user, query string) []holdJSON {
 }
 
 func TestLegalHoldLifecycle(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d)
 		assert.Empty(t, f.listHolds(auditorUser, ""))
@@ -140,6 +141,7 @@ func checkHoldEvents(t *testing.T, f *fixture, id string) {
 }
 
 func TestLegalHoldRequestErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	id := f.placeHold(auditorUser, holdBody)
 	cases := []struct {

@@ -83,6 +83,7 @@ func subjects(l messageList) []string {
 }
 
 func TestMessageSearchOverHTTP(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d)
 		newMailbox(f)
@@ -125,6 +126,7 @@ func TestMessageSearchOverHTTP(t *testing.T) {
 }
 
 func TestMessageViewsOverHTTP(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d)
 		box := newMailbox(f)
@@ -193,6 +195,7 @@ func checkViewMetadata(t *testing.T, f *fixture) {
 }
 
 func TestMessageQueryErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	cases := []struct{ query, field string }{
 		{"limit=0", "limit"},
@@ -225,6 +228,7 @@ func TestMessageQueryErrors(t *testing.T) {
 }
 
 func TestUnknownMessagesAre404(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	box := newMailbox(f)
 	_, err := f.db.Exec(`UPDATE metadata SET deleted = 1 WHERE id = ?`, box.ids[0])
@@ -244,6 +248,7 @@ func TestUnknownMessagesAre404(t *testing.T) {
 // character boundary, with X-Mailledger-Truncated: true; a short one is whole, without it.
 // The raw view of the long message is whole.
 func TestTextViewIsCutWithAFlag(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	var body strings.Builder
 	for body.Len() < 3<<19 {

@@ -18,6 +18,7 @@ import (
 // TestParseNoteOverHTTP: a MIME bomb of 50,000 nested multiparts is archived, served raw
 // whole, its text up to the depth limit, and its metadata carries parse_note.
 func TestParseNoteOverHTTP(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d)
 		raw := archivetest.DeepMessage(50000)

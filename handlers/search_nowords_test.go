@@ -13,6 +13,7 @@ import (
 // TestMessageSearchWithoutWordsOverHTTP: a q with no searchable word sets no text condition
 // (200 with every message the other filters let through), never a 500.
 func TestMessageSearchWithoutWordsOverHTTP(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d)
 		newMailbox(f)

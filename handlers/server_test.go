@@ -17,6 +17,7 @@ import (
 )
 
 func TestHealthAndReadiness(t *testing.T) {
+	t.Parallel()
 	f := newDetachedFixture(t, database.SQLite)
 	f.addUser(adminUser, identity.RoleAdmin, "", identity.LocalDomain)
 
@@ -46,6 +47,7 @@ func TestHealthAndReadiness(t *testing.T) {
 }
 
 func TestMetricsAreOptIn(t *testing.T) {
+	t.Parallel()
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("metric 1\n")) })
 	get := func(api http.Handler, authorization string) *httptest.ResponseRecorder {
 		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/metrics", nil)
@@ -87,6 +89,7 @@ func TestMetricsAreOptIn(t *testing.T) {
 }
 
 func TestOversizedBodyIs413(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	big := strings.Repeat("x", handlers.MaxBodyBytes+1)
 	resp, body := f.do("/api/v1/ledger/checkpoint", func(r *http.Request) {
@@ -100,6 +103,7 @@ func TestOversizedBodyIs413(t *testing.T) {
 }
 
 func TestWrongMethodIs405(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, database.SQLite)
 	resp, body := f.do("/api/v1/ledger/checkpoint", func(r *http.Request) {
 		r.SetBasicAuth(adminUser, adminPass)
@@ -110,6 +114,7 @@ func TestWrongMethodIs405(t *testing.T) {
 }
 
 func TestNewRejectsMissingAuthenticator(t *testing.T) {
+	t.Parallel()
 	_, err := handlers.New(handlers.Options{})
 	assert.Error(t, err)
 }

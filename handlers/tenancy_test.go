@@ -36,6 +36,7 @@ func newTenantsFixture(t *testing.T, d database.Dialect) (*fixture, int64, int64
 }
 
 func TestTenantsAreIsolated(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f, msgA, msgB := newTenantsFixture(t, d)
 		assert.Equal(t, []string{"alpha plans"}, subjects(f.list(auditorA, nil)))
@@ -61,6 +62,7 @@ func TestTenantsAreIsolated(t *testing.T) {
 }
 
 func TestGlobalAdminSpansTenants(t *testing.T) {
+	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f, msgA, _ := newTenantsFixture(t, d)
 		holdA := f.placeHold(auditorA, holdBody)

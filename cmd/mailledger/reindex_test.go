@@ -225,16 +225,11 @@ func TestReindexResumesAfterKill9(t *testing.T) {
 	cmd.Env = envList(env)
 	require.NoError(t, cmd.Start())
 	st := openState(t, env["DATABASE_URL"])
-	deadline := time.Now().Add(time.Minute)
-	for {
+	require.Eventually(t, func() bool {
 		var last int64
 		err := st.db.QueryRow(`SELECT last_id FROM reindex_state`).Scan(&last)
-		if err == nil && last > 0 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "reindex made no progress in a minute")
-		time.Sleep(5 * time.Millisecond)
-	}
+		return err == nil && last > 0
+	}, time.Minute, 5*time.Millisecond, "reindex made no progress in a minute")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
 	var last int64
