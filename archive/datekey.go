@@ -5,8 +5,9 @@ import "time"
 // The date key orders messages as every search page does: newest first by the message's
 // date (the Date header, else the arrival) to the second, then by id. It is one integer so
 // that an index of it gives pages in order: metadata_tenant_datekey on every database, and
-// on SQLite the FTS5 index itself, whose rowid is the date key (a word's posting list is
-// then in page order, and a date window is a rowid range).
+// on SQLite address_role's walks by address and by domain. (SQLite's FTS5 index stays
+// keyed by id: keyed by date its posting lists grew too large; docs/performance.md, "The
+// date key in FTS5".)
 //
 // DateKey = seconds since 1900-01-01 UTC (clamped to 0..2^33-1, years 1900 to 2172) << 30
 // | the low 30 bits of the id. Two messages share a key only when they are dated in the same
