@@ -38,6 +38,11 @@ type Config struct {
 	// SpamHeader is SPAM_HEADER_LINE, the one header line ("Name: value") that marks a
 	// message as spam; empty means none.
 	SpamHeader string
+	// SpamPolicy is SPAM_POLICY: SpamKeep (the default) or SpamDiscard.
+	SpamPolicy string
+	// SpamRetentionDays is SPAM_RETENTION_DAYS: how long spam is kept (default
+	// RetentionDays, at most that).
+	SpamRetentionDays int64
 	// LedgerKeyFile is MAILLEDGER_LEDGER_KEY_FILE, a signed-note private key. Empty means
 	// $MAILLEDGER_DATA_DIR/keys/ledger.key, created on first start.
 	LedgerKeyFile string
@@ -110,10 +115,10 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		HTTPAddr:      getenv("HTTP_ADDR"),
 		LedgerKeyFile: getenv("MAILLEDGER_LEDGER_KEY_FILE"),
 		LedgerOrigin:  getenv("MAILLEDGER_LEDGER_ORIGIN"),
-		SpamHeader:    strings.TrimSpace(getenv("SPAM_HEADER_LINE")),
 		PDFServiceURL: strings.TrimSpace(getenv("PDFSERVICE_URL")),
 	}
 	problems = append(problems, c.readErasure(getenv)...)
+	problems = append(problems, c.readSpam(getenv))
 	var err error
 	if c.BootstrapAdmin, err = parseCredentials("MAILLEDGER_BOOTSTRAP_ADMIN", getenv("MAILLEDGER_BOOTSTRAP_ADMIN")); err != nil {
 		problems = append(problems, err)
@@ -180,6 +185,7 @@ func (c *Config) setDefaults() {
 	if c.RetentionDays == 0 {
 		c.RetentionDays = DefaultRetentionDays
 	}
+	c.setSpamDefaults()
 }
 
 // Validate checks the configuration and joins every problem it finds.
@@ -212,9 +218,7 @@ func (c Config) validateService() error {
 	if c.RetentionDays < 1 || c.RetentionDays > maxRetentionDays {
 		bad("MAILLEDGER_RETENTION_DAYS must be between 1 and %d, got %d", maxRetentionDays, c.RetentionDays)
 	}
-	if c.SpamHeader != "" && !strings.Contains(c.SpamHeader, ":") {
-		bad("SPAM_HEADER_LINE %q must be one header line, \"Name: value\"", c.SpamHeader)
-	}
+	c.validateSpam(bad)
 	return errors.Join(append(problems, c.validateErasure())...)
 }
 
@@ -243,7 +247,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Any("bootstrap_auditor", c.BootstrapAuditor),
 		slog.Bool("multitenancy", c.Multitenancy),
 		slog.Int64("retention_days", c.RetentionDays),
-		slog.String("spam_header_line", c.SpamHeader),
+		slog.String("spam", c.spamString()),
 		slog.String("ledger_key_file", c.LedgerKeyFile),
 		slog.String("ledger_origin", c.LedgerOrigin),
 		slog.Int64("checkpoint_every", c.CheckpointEvery),

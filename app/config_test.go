@@ -29,6 +29,8 @@ func TestConfigDefaults(t *testing.T) {
 		CheckpointEvery:    1000,
 		CheckpointInterval: 60 * time.Second,
 		RetentionDays:      3650,
+		SpamPolicy:         app.SpamKeep,
+		SpamRetentionDays:  3650,
 		LogLevel:           slog.LevelInfo,
 		DistinctApprover:   true,
 		PurgeInterval:      time.Hour,

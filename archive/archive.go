@@ -27,14 +27,26 @@ type Archive struct {
 	parser    *Parser
 	index     searchIndex
 	retention time.Duration
+	spam      spamPolicy
 	clock     func() time.Time
+}
+
+// spamPolicy is what Commit does with a message that carries the spam header line.
+type spamPolicy struct {
+	discard   bool
+	retention time.Duration
 }
 
 // Options configure an Archive.
 type Options struct {
 	Retention  time.Duration // default DefaultRetention
 	SpamHeader string        // SPAM_HEADER_LINE
-	Clock      func() time.Time
+	// SpamRetention is how long spam is kept (SPAM_RETENTION_DAYS); 0 means Retention.
+	SpamRetention time.Duration
+	// DiscardSpam (SPAM_POLICY=discard) makes Commit store no spam: it answers
+	// Result.Discarded instead.
+	DiscardSpam bool
+	Clock       func() time.Time
 }
 
 // New returns an Archive over db (migrated), blobs and keys.
@@ -45,12 +57,16 @@ func New(db *database.DB, blobs BlobStore, keys *Keyring, opts Options) (*Archiv
 	if opts.Retention <= 0 {
 		opts.Retention = DefaultRetention
 	}
+	if opts.SpamRetention <= 0 {
+		opts.SpamRetention = opts.Retention
+	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
 	return &Archive{
 		db: db, blobs: blobs, keys: keys, parser: NewParser(opts.SpamHeader),
 		index: newSearchIndex(db.Dialect), retention: opts.Retention, clock: opts.Clock,
+		spam: spamPolicy{discard: opts.DiscardSpam, retention: opts.SpamRetention},
 	}, nil
 }
 
@@ -108,6 +124,7 @@ func (m *Parsed) addEnvelope(rcpts []string) {
 type Result struct {
 	ID        int64
 	Duplicate bool // the tenant already had a message with the same SHA-256
+	Discarded bool // spam under the discard policy: accepted, not stored (ID 0)
 }
 
 func validTenant(t string) error {

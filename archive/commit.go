@@ -84,7 +84,8 @@ func planForCurrentSize(ctx context.Context, tx *database.Tx) error {
 	return err
 }
 
-// sortOut divides the batch: messages their tenant already has get their Result here;
+// sortOut divides the batch: spam under the discard policy and messages their tenant
+// already has get their Result here;
 // fresh lists the positions of the messages to store, and copyOf maps the position of a
 // message that repeats an earlier one of the batch to that earlier position.
 func (a *Archive) sortOut(ctx context.Context, tx *database.Tx, batch []*Prepared, results []Result) (fresh []int, copyOf map[int]int, err error) {
@@ -96,7 +97,9 @@ func (a *Archive) sortOut(ctx context.Context, tx *database.Tx, batch []*Prepare
 	first := map[string]int{}
 	for i, p := range batch {
 		key := digestKey(p.In.Tenant, hex.EncodeToString(p.Msg.Digest[:]))
-		if id, dup := seen[key]; dup {
+		if p.Msg.Spam && a.spam.discard {
+			results[i] = Result{Discarded: true}
+		} else if id, dup := seen[key]; dup {
 			results[i] = Result{ID: id, Duplicate: true}
 		} else if earlier, dup := first[key]; dup {
 			copyOf[i] = earlier
@@ -303,16 +306,16 @@ func (a *Archive) metadataArgs(d database.Dialect, p *Prepared) []any {
 		sent = database.TimeArg(d, m.Sent)
 	}
 	msgdate := database.TimeArg(d, msgDate(p))
-	spam := 0
+	spam, retention := 0, a.retention
 	if m.Spam {
-		spam = 1
+		spam, retention = 1, a.spam.retention
 	}
 	var note any // NULL: the message was read as written
 	if n := noteOf(m); n != "" {
 		note = n
 	}
 	return []any{p.In.Tenant, database.Clip(m.From, 255), database.Clip(m.FromDomain, 255), cleanText(m.Subject), spam,
-		database.TimeArg(d, p.In.Arrived), sent, msgdate, database.TimeArg(d, p.In.Arrived.Add(a.retention)),
+		database.TimeArg(d, p.In.Arrived), sent, msgdate, database.TimeArg(d, p.In.Arrived.Add(retention)),
 		m.Size, len(m.Attachments), database.Clip(cleanText(m.MessageID), 512), database.Clip(cleanText(m.InReplyTo), 512), cleanText(m.References),
 		hex.EncodeToString(m.Digest[:]), hex.EncodeToString(m.BodyDigest[:]), a.keys.CurrentID(), note}
 }

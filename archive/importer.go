@@ -22,6 +22,7 @@ func (f ImportFailure) String() string { return fmt.Sprintf("%s: %v", f.Source, 
 type ImportReport struct {
 	Imported   int
 	Duplicates int
+	Discarded  int // spam under the discard policy (SPAM_POLICY=discard): not stored
 	Failed     int
 	Bytes      int64
 	Failures   []ImportFailure
@@ -30,7 +31,11 @@ type ImportReport struct {
 
 // Summary is the line the import command prints at the end.
 func (r ImportReport) Summary() string {
-	return fmt.Sprintf("imported %d, duplicates %d, failed %d", r.Imported, r.Duplicates, r.Failed)
+	s := fmt.Sprintf("imported %d, duplicates %d, failed %d", r.Imported, r.Duplicates, r.Failed)
+	if r.Discarded > 0 {
+		s += fmt.Sprintf(", spam discarded %d", r.Discarded)
+	}
+	return s
 }
 
 // Importer archives many messages: parsing and sealing run on Workers goroutines, and
@@ -225,7 +230,11 @@ func (im *Importer) commitBatch(ctx context.Context, batch []*Prepared, rep *Imp
 
 func record(rep *ImportReport, batch []*Prepared, res []Result) {
 	for i, r := range res {
-		if r.Duplicate {
+		switch {
+		case r.Discarded:
+			rep.Discarded++
+			continue
+		case r.Duplicate:
 			rep.Duplicates++
 			continue
 		}

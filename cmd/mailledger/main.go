@@ -54,6 +54,8 @@ configuration (environment; docs/operations.md says more about each):
   MULTITENANCY                   0: everyone works in tenant "default"; 1: a user's domain is the tenant (0)
   MAILLEDGER_RETENTION_DAYS      how long archived mail is kept (3650)
   SPAM_HEADER_LINE               the header line ("Name: value") that marks spam (unset)
+  SPAM_POLICY                    keep: archive spam, marked; discard: accept it, store nothing (keep)
+  SPAM_RETENTION_DAYS            how long kept spam is retained (MAILLEDGER_RETENTION_DAYS)
   MAILLEDGER_LEDGER_KEY_FILE     checkpoint signing key (default $MAILLEDGER_DATA_DIR/keys/ledger.key, created)
   MAILLEDGER_LEDGER_ORIGIN       checkpoint origin and new key name (mailledger)
   MAILLEDGER_CHECKPOINT_EVERY    sign a checkpoint after this many events (1000)

@@ -83,7 +83,8 @@ func openArchive(cfg app.Config, db *database.DB) (*archive.Archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("message store: %w", err)
 	}
-	return archive.New(db, blobs, keys, archive.Options{Retention: cfg.Retention(), SpamHeader: cfg.SpamHeader})
+	return archive.New(db, blobs, keys, archive.Options{Retention: cfg.Retention(), SpamHeader: cfg.SpamHeader,
+		SpamRetention: cfg.SpamRetention(), DiscardSpam: cfg.DiscardSpam()})
 }
 
 // opened is what a command works on: the configuration, and what it asked for of the
