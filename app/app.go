@@ -69,7 +69,7 @@ func (a *Application) addArchiveUses(store *eventstore.Store, cfg ApplicationCon
 		exports.Budget = budget
 	}
 	var err error
-	if a.Messages, err = NewMessages(cfg.Archive, store, MessagesConfig{Budget: budget}); err != nil {
+	if a.Messages, err = NewMessages(cfg.Archive, store, MessagesConfig{Budget: budget, Smarthost: cfg.Smarthost}); err != nil {
 		return err
 	}
 	if a.Erasure, err = NewErasure(store, cfg.Archive, cfg.Erasure); err != nil {

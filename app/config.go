@@ -38,6 +38,8 @@ type Config struct {
 	// SpamHeader is SPAM_HEADER_LINE, the one header line ("Name: value") that marks a
 	// message as spam; empty means none.
 	SpamHeader string
+	// Smarthost is the SMTP relay of restores (SMARTHOST_*).
+	Smarthost SmarthostSettings
 	// SpamPolicy is SPAM_POLICY: SpamKeep (the default) or SpamDiscard.
 	SpamPolicy string
 	// SpamRetentionDays is SPAM_RETENTION_DAYS: how long spam is kept (default
@@ -118,7 +120,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		PDFServiceURL: strings.TrimSpace(getenv("PDFSERVICE_URL")),
 	}
 	problems = append(problems, c.readErasure(getenv)...)
-	problems = append(problems, c.readSpam(getenv))
+	problems = append(problems, c.readSpam(getenv), c.readSmarthost(getenv))
 	var err error
 	if c.BootstrapAdmin, err = parseCredentials("MAILLEDGER_BOOTSTRAP_ADMIN", getenv("MAILLEDGER_BOOTSTRAP_ADMIN")); err != nil {
 		problems = append(problems, err)
@@ -256,6 +258,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("gdpr_distinct_approver", c.DistinctApprover),
 		slog.String("pdfservice_url", redactURL(c.PDFServiceURL)),
 		slog.String("purge_interval", c.PurgeInterval.String()),
+		slog.Any("smarthost", c.Smarthost),
 		slog.String("dir_export", c.Exports.Dir),
 		slog.Int("ediscovery_max_global_exports", c.Exports.MaxGlobal),
 		slog.Int("ediscovery_max_tenant_exports", c.Exports.MaxTenant),

@@ -103,26 +103,15 @@ func (m *Messages) Get(ctx context.Context, r Reader, id int64) (*archive.Messag
 // closed, whatever the message's size; a read that cannot get it within
 // MessagesConfig.BudgetWait is ErrBusy.
 func (m *Messages) Raw(ctx context.Context, r Reader, id int64) (*RawMessage, error) {
-	msg, err := m.arc.GetFor(ctx, r.Tenant, id, r.Participant)
+	raw, err := m.openRaw(ctx, r, id)
 	if err != nil {
 		return nil, err
 	}
-	weight, err := m.acquire(ctx, min(msg.Size, archive.StreamMemory))
-	if err != nil {
+	if err := m.recordView(ctx, r, id, "raw"); err != nil {
+		raw.Close()
 		return nil, err
 	}
-	rr, err := m.arc.OpenRawFor(ctx, r.Tenant, id, r.Participant)
-	if err == nil {
-		err = m.recordView(ctx, r, id, "raw")
-	}
-	if err != nil {
-		if rr != nil {
-			rr.Close()
-		}
-		m.cfg.Budget.Release(weight)
-		return nil, err
-	}
-	return &RawMessage{RawReader: rr, release: func() { m.cfg.Budget.Release(weight) }}, nil
+	return raw, nil
 }
 
 // RawMessage is an open original: read it, then Close it to give its memory back.

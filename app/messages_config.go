@@ -31,6 +31,9 @@ type MessagesConfig struct {
 	BudgetWait time.Duration
 	// MaxTextBytes bounds the text view (DefaultMaxTextBytes when 0).
 	MaxTextBytes int
+	// Smarthost delivers restored messages (SMARTHOST_ADDR); nil: restore answers
+	// ErrNoSmarthost.
+	Smarthost Smarthost
 }
 
 func (c *MessagesConfig) setDefaults() {

@@ -24,6 +24,8 @@ type ApplicationConfig struct {
 	Erasure ErasureConfig
 	// Certificates configures the certificates (PDFSERVICE_URL).
 	Certificates CertificatesConfig
+	// Smarthost delivers restored messages (SMARTHOST_ADDR); nil: no restores.
+	Smarthost Smarthost
 	// Exports, when set, gives the Application the eDiscovery exports (DIR_EXPORT and the
 	// EDISCOVERY_* limits); they read Archive, which they need. Nil means no exports.
 	Exports *ExportsConfig

@@ -16,6 +16,7 @@ import (
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/handlers"
 	"github.com/mailledger/mailledger/identity"
+	"github.com/mailledger/mailledger/internal/smtpsink"
 )
 
 // The callers of the auth matrix, in the order of its columns.
@@ -59,12 +60,17 @@ var authMatrix = []struct {
 	{"GET", message("other", ""), "", [7]int{401, 401, 404, 404, 200, 200, 200}},
 	{"GET", message("other", "/raw"), "", [7]int{401, 401, 404, 404, 200, 200, 200}},
 	{"GET", message("other", "/text"), "", [7]int{401, 401, 404, 404, 200, 200, 200}},
+	{"POST", message("mine", "/restore"), restoreBody, [7]int{401, 401, 200, 404, 200, 200, 200}},
+	{"POST", message("other", "/restore"), restoreBody, [7]int{401, 401, 404, 404, 200, 200, 200}},
 	{"GET", fixed("/api/v1/admin/legal-holds"), "", [7]int{401, 401, 403, 403, 200, 403, 200}},
 	{"POST", fixed("/api/v1/admin/legal-holds"), holdBody, [7]int{401, 401, 403, 403, 201, 403, 201}},
 	{"GET", hold(false), "", [7]int{401, 401, 403, 403, 200, 403, 200}},
 	{"POST", hold(true), "", [7]int{401, 401, 403, 403, 200, 403, 200}},
 	{"GET", fixed("/api/v1/nowhere"), "", [7]int{401, 401, 404, 404, 404, 404, 404}},
 }
+
+// restoreBody restores to the plain user's own address, which every role may name.
+const restoreBody = `{"to":"` + userAddress + `"}`
 
 const holdBody = `{"type":"address","value":"custodian@example.test","reason":"litigation","matter":"M-1"}`
 
@@ -97,6 +103,7 @@ func TestAuthMatrix(t *testing.T) {
 	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d, func(o *handlers.Options) { o.Limiter = identity.NewFailureLimiter(1000, 1000, time.Minute) })
+		f.attachSmarthost(smtpsink.Start(t, smtpsink.Options{}).Addr)
 		sent := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 		ids := matrixIDs{hold: f.placeHold(adminUser, holdBody)}
 		got := f.archiveMail("default",

@@ -169,8 +169,11 @@ func is(target error) func(error) bool {
 // namedErrors are the codes within a kind, tried in order before the kind's own code.
 var namedErrors = map[fault.Kind][]namedError{
 	fault.Invalid: {{is(ErrInvalidJSON), errorCode{"invalid_json", ""}}},
-	fault.Forbidden: {{is(erasure.ErrDistinctApprover), errorCode{"distinct_approver_required",
-		"the creator of an erasure request may not approve it (GDPR_DISTINCT_APPROVER)"}}},
+	fault.Forbidden: {
+		{is(erasure.ErrDistinctApprover), errorCode{"distinct_approver_required",
+			"the creator of an erasure request may not approve it (GDPR_DISTINCT_APPROVER)"}},
+		{is(app.ErrRestoreTarget), errorCode{"restore_target_forbidden", "a user restores mail only to their own address"}},
+	},
 	fault.Gone: {{is(app.ErrProductionMissing), errorCode{"export_files_missing",
 		"the export is completed but its files are no longer in DIR_EXPORT"}}},
 	fault.TooLarge: {{isBodyTooLarge, errorCode{"payload_too_large", "request body is over 1 MiB"}}},
@@ -192,6 +195,8 @@ var namedErrors = map[fault.Kind][]namedError{
 		{is(render.ErrPDFUnavailable), errorCode{"pdf_service_unavailable",
 			"the PDF service is not available; the HTML certificate is"}},
 		{isDatabaseDown, errorCode{"database_unavailable", "the database does not answer; nothing was changed"}},
+		{is(app.ErrNoSmarthost), errorCode{"smarthost_not_configured", "restoring to a mailbox needs a smarthost (SMARTHOST_ADDR)"}},
+		{is(app.ErrSmarthostRefused), errorCode{"smarthost_refused", ""}},
 	},
 }
 

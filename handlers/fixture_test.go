@@ -24,6 +24,7 @@ import (
 	"github.com/mailledger/mailledger/handlers"
 	"github.com/mailledger/mailledger/identity"
 	"github.com/mailledger/mailledger/internal/testenv"
+	"github.com/mailledger/mailledger/smarthost"
 )
 
 // Every test user has the same password.
@@ -118,6 +119,17 @@ func newDetachedFixture(t *testing.T, d database.Dialect, configure ...func(*han
 func (f *fixture) attach() {
 	f.t.Helper()
 	application, err := app.New(f.store, f.signer, app.ApplicationConfig{Archive: f.arc})
+	require.NoError(f.t, err)
+	f.api.Attach(application)
+}
+
+// attachSmarthost attaches the application again with restores through the SMTP server
+// at addr.
+func (f *fixture) attachSmarthost(addr string) {
+	f.t.Helper()
+	relay, err := smarthost.New(smarthost.Config{Addr: addr})
+	require.NoError(f.t, err)
+	application, err := app.New(f.store, f.signer, app.ApplicationConfig{Archive: f.arc, Smarthost: relay})
 	require.NoError(f.t, err)
 	f.api.Attach(application)
 }

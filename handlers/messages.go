@@ -33,6 +33,7 @@ func (s *Server) messageRoutes(api *mux.Router) {
 	api.Handle("/messages/{id}", withQuery(onlyGET(s.getMessage), "tenant"))
 	api.Handle("/messages/{id}/raw", s.streaming(withQuery(onlyGET(s.rawMessage), "tenant")))
 	api.Handle("/messages/{id}/text", withQuery(onlyGET(s.messageText), "tenant"))
+	api.Handle("/messages/{id}/restore", withQuery(onlyPOST(s.restoreMessage), "tenant"))
 }
 
 // messageJSON is a message's metadata as the API shows it.

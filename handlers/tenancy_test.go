@@ -49,6 +49,15 @@ func TestTenantsAreIsolated(t *testing.T) {
 			checkStatus(t, f, auditorA, fmt.Sprintf("/api/v1/messages/%d%s", msgA, view), http.StatusOK)
 		}
 		checkStatus(t, f, auditorA, "/api/v1/messages?tenant=b.test", http.StatusForbidden)
+		restore := func(user string, id int64, want int) {
+			t.Helper()
+			resp, raw := f.postAs(user, fmt.Sprintf("/api/v1/messages/%d/restore", id), `{"to":"u@a.test"}`)
+			require.Equal(t, want, resp.StatusCode, "%s restores %d: %s", user, id, raw)
+		}
+		restore(auditorB, msgA, http.StatusNotFound)
+		restore(auditorA, msgB, http.StatusNotFound)
+		restore(userA, msgB, http.StatusNotFound)
+		restore(auditorA, msgA, http.StatusServiceUnavailable) // found; this fixture has no smarthost
 
 		holdA := f.placeHold(auditorA, holdBody)
 		checkStatus(t, f, auditorB, holdsPath+"/"+holdA, http.StatusNotFound)

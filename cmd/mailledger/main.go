@@ -53,6 +53,9 @@ configuration (environment; docs/operations.md says more about each):
   MAILLEDGER_BOOTSTRAP_AUDITOR   user:password of an auditor created at start if absent
   MULTITENANCY                   0: everyone works in tenant "default"; 1: a user's domain is the tenant (0)
   MAILLEDGER_RETENTION_DAYS      how long archived mail is kept (3650)
+  SMARTHOST_ADDR                 host:port of the relay that restores mail to a mailbox (unset: no restores)
+  SMARTHOST_STARTTLS             opportunistic, required or off (opportunistic)
+  SMARTHOST_CA_FILE, SMARTHOST_USER, SMARTHOST_PASSWORD, SMARTHOST_FROM, SMARTHOST_TIMEOUT
   SPAM_HEADER_LINE               the header line ("Name: value") that marks spam (unset)
   SPAM_POLICY                    keep: archive spam, marked; discard: accept it, store nothing (keep)
   SPAM_RETENTION_DAYS            how long kept spam is retained (MAILLEDGER_RETENTION_DAYS)

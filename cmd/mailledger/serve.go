@@ -15,6 +15,7 @@ import (
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/handlers"
 	"github.com/mailledger/mailledger/identity"
+	"github.com/mailledger/mailledger/smarthost"
 )
 
 // shutdownTimeout bounds how long in-flight requests and background consumers get to
@@ -185,15 +186,23 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 
 // newApplication wires the use cases: the archive, the erasure workflow
 // (GDPR_DISTINCT_APPROVER), the eDiscovery exports (DIR_EXPORT, EDISCOVERY_*; their runs
-// log to logger) and the certificates (PDFSERVICE_URL).
+// log to logger), the certificates (PDFSERVICE_URL) and the restores (SMARTHOST_*).
 func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.Signer, arc *archive.Archive, logger *slog.Logger) (*app.Application, error) {
 	exports := cfg.Exports
 	exports.Logger = logger
 	if cfg.PDFServiceURL == "" {
 		logger.Warn("PDFSERVICE_URL is not set: GET …/certificate/pdf answers 503; the HTML certificates and the bundles work")
 	}
+	relay, err := newSmarthost(cfg.Smarthost)
+	if err != nil {
+		return nil, err
+	}
+	if relay == nil {
+		logger.Info("SMARTHOST_ADDR is not set: POST …/messages/{id}/restore answers 503")
+	}
 	return app.New(store, signer, app.ApplicationConfig{
 		Archive:      arc,
+		Smarthost:    relay,
 		Exports:      &exports,
 		Erasure:      app.ErasureConfig{AllowSameApprover: !cfg.DistinctApprover, Logger: logger},
 		Certificates: app.CertificatesConfig{PDFServiceURL: cfg.PDFServiceURL},
@@ -218,4 +227,25 @@ func (svc *service) shutdown(stopBackground func() error) error {
 	}
 	svc.logger.Info("stopped")
 	return nil
+}
+
+// newSmarthost is the relay of restores from the SMARTHOST_* settings; nil without
+// SMARTHOST_ADDR. A bad setting is a configuration error (exit code 2).
+func newSmarthost(s app.SmarthostSettings) (app.Smarthost, error) {
+	if s.Addr == "" {
+		return nil, nil
+	}
+	cfg := smarthost.Config{Addr: s.Addr, StartTLS: s.StartTLS, Username: s.User, Password: s.Password, From: s.From, Timeout: s.Timeout}
+	if s.CAFile != "" {
+		pool, err := smarthost.LoadCAs(s.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", app.ErrConfig, err)
+		}
+		cfg.RootCAs = pool
+	}
+	c, err := smarthost.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", app.ErrConfig, err)
+	}
+	return c, nil
 }
