@@ -82,16 +82,8 @@ func (l *limitListener) drain() {
 	defer l.mu.Unlock()
 	l.draining = true
 	for tc := range l.conns {
-		tc.draining.Store(true)
-		_ = tc.SetReadDeadline(time.Now())
+		tc.drain()
 	}
-}
-
-// open is the number of connections being served.
-func (l *limitListener) open() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.conns)
 }
 
 func hostOf(a net.Addr) string {
@@ -112,6 +104,7 @@ type trackedConn struct {
 	ip       string
 	l        *limitListener
 	once     sync.Once
+	mu       sync.Mutex // orders the changes of draining and inData with the deadline
 	draining atomic.Bool
 	inData   atomic.Bool
 }
@@ -128,9 +121,29 @@ func (c *trackedConn) Close() error {
 	return c.Conn.Close()
 }
 
+// drain ends the connection's wait for a command now, or after the message it is
+// receiving.
+func (c *trackedConn) drain() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.draining.Store(true)
+	if !c.inData.Load() {
+		_ = c.SetReadDeadline(time.Now())
+	}
+}
+
+// beginData marks the start of a message's reception: its reads go on while draining.
+func (c *trackedConn) beginData() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inData.Store(true)
+}
+
 // endData marks the end of a message's reception; a draining connection's next read
 // then fails at once.
 func (c *trackedConn) endData() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.inData.Store(false)
 	if c.draining.Load() {
 		_ = c.SetReadDeadline(time.Now())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -15,6 +16,13 @@ import (
 
 	"github.com/mailledger/mailledger/archive"
 )
+
+// maxLineLength bounds a command line and a line of a message (go-smtp's default is
+// 2,000 bytes; RFC 5322 allows 998, but Postfix passes lines up to 2,048 and old mail
+// has longer ones). A longer line ends the connection with 500: the limit also applies
+// to the bytes that follow a BDAT command in the same read, so a BDAT chunk needs a line
+// break at least this often.
+const maxLineLength = 64 << 10
 
 // Options are the receiver's collaborators besides the archive.
 type Options struct {
@@ -36,6 +44,9 @@ type Server struct {
 	ln      *limitListener
 	commits *committer
 	served  chan error // the result of smtp.Serve
+
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // New prepares a receiver over arc; it loads the STARTTLS certificate, creating a
@@ -93,6 +104,7 @@ func (s *Server) newSMTP() *smtp.Server {
 	srv.TLSConfig = s.tls
 	srv.MaxMessageBytes = s.cfg.MaxMessageBytes
 	srv.MaxRecipients = s.cfg.MaxRecipients
+	srv.MaxLineLength = maxLineLength
 	srv.ReadTimeout = s.cfg.IdleTimeout
 	srv.WriteTimeout = s.cfg.WriteTimeout
 	srv.ErrorLog = errorLog{s.logger}
@@ -114,10 +126,16 @@ func (s *Server) newSession(c *smtp.Conn) (smtp.Session, error) {
 // receiving a message finish it and its commit, then stops the committer. When ctx ends
 // first, the remaining connections are closed and a running commit is cancelled (those
 // messages got no 250).
+// Later calls return the first call's result.
 func (s *Server) Shutdown(ctx context.Context) error {
 	if s.smtp == nil {
 		return nil
 	}
+	s.stopOnce.Do(func() { s.stopErr = s.shutdown(ctx) })
+	return s.stopErr
+}
+
+func (s *Server) shutdown(ctx context.Context) error {
 	s.ln.drain()
 	err := s.smtp.Shutdown(ctx)
 	if err != nil {

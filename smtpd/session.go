@@ -67,7 +67,7 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 // tenant of its recipients and answers 250 only once the group commit that stored them
 // has returned.
 func (s *session) Data(r io.Reader) error {
-	s.tc.inData.Store(true)
+	s.tc.beginData()
 	defer s.tc.endData()
 	start := time.Now()
 	raw, held, err := s.read(&deadlineReader{r: r, tc: s.tc, idle: s.srv.cfg.IdleTimeout, end: start.Add(s.srv.cfg.DataTimeout)})

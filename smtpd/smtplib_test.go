@@ -144,3 +144,14 @@ func TestSmtplibCommitFailureGets451(t *testing.T) {
 	assert.Equal(t, 451, res.Data, res.DataText)
 	assert.Equal(t, 1.0, r.metric("mailledger_smtp_refused_total", refusedCommit))
 }
+
+func TestSmtplibLongLinesArePassedAsSent(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, nil)
+	msg := message("long-1", strings.Repeat("y", 5000)+"\r\nshort line")
+	res := r.smtplib(msg, []string{"bob@example.test"}, nil)
+	require.Equal(t, 250, res.Data, res.DataText)
+	ids := r.ids("default")
+	require.Len(t, ids, 1)
+	assert.Equal(t, msg, r.raw("default", ids[0]))
+}
