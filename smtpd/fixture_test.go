@@ -36,6 +36,12 @@ type receiver struct {
 // fresh archive; it is shut down after the test.
 func startReceiver(t *testing.T, env map[string]string) *receiver {
 	t.Helper()
+	return startReceiverWith(t, env, archive.Options{})
+}
+
+// startReceiverWith is startReceiver over an archive opened with opts.
+func startReceiverWith(t *testing.T, env map[string]string, opts archive.Options) *receiver {
+	t.Helper()
 	dir := t.TempDir()
 	getenv := func(k string) string {
 		if k == "SMTP_ADDR" && env[k] == "" {
@@ -50,7 +56,7 @@ func startReceiver(t *testing.T, env map[string]string) *receiver {
 	require.NoError(t, err)
 	blobs, err := archive.NewLocalStore(filepath.Join(dir, "store"))
 	require.NoError(t, err)
-	arc, err := archive.New(db, blobs, keys, archive.Options{})
+	arc, err := archive.New(db, blobs, keys, opts)
 	require.NoError(t, err)
 	r := &receiver{t: t, arc: arc, db: db, reg: prometheus.NewRegistry(), dir: dir}
 	r.srv, err = New(cfg, arc, Options{Registerer: r.reg})

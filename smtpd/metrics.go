@@ -19,6 +19,7 @@ type metrics struct {
 	received   prometheus.Counter
 	stored     prometheus.Counter
 	duplicates prometheus.Counter
+	discarded  prometheus.Counter
 	refused    *prometheus.CounterVec
 	batches    prometheus.Histogram
 }
@@ -32,6 +33,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Messages stored (one per tenant), duplicates not counted."}),
 		duplicates: prometheus.NewCounter(prometheus.CounterOpts{Name: "mailledger_smtp_duplicates_total",
 			Help: "Messages received that their tenant already had (same SHA-256), not stored again."}),
+		discarded: prometheus.NewCounter(prometheus.CounterOpts{Name: "mailledger_smtp_discarded_total",
+			Help: "Spam accepted and not stored (SPAM_POLICY=discard)."}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailledger_smtp_refused_total",
 			Help: "Messages, recipients and connections refused, by reason."}, []string{"reason"}),
 		batches: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "mailledger_smtp_commit_batch_messages",
@@ -41,7 +44,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.received, m.stored, m.duplicates, m.refused, m.batches} {
+	for _, c := range []prometheus.Collector{m.received, m.stored, m.duplicates, m.discarded, m.refused, m.batches} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -163,10 +163,14 @@ func (s *session) archived(job *commitJob, results []archive.Result, size int) e
 	ids := make([]string, len(results))
 	for i, r := range results {
 		ids[i] = fmt.Sprintf("%s/%d", job.batch[i].In.Tenant, r.ID)
-		if r.Duplicate {
+		switch {
+		case r.Discarded:
+			s.srv.metrics.discarded.Inc()
+			ids[i] = job.batch[i].In.Tenant + " (spam, discarded by SPAM_POLICY)"
+		case r.Duplicate:
 			s.srv.metrics.duplicates.Inc()
 			ids[i] += " (already archived)"
-		} else {
+		default:
 			s.srv.metrics.stored.Inc()
 		}
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/archive"
 )
 
 // These tests drive the receiver with Python's smtplib, a client nobody here wrote.
@@ -154,4 +156,14 @@ func TestSmtplibLongLinesArePassedAsSent(t *testing.T) {
 	ids := r.ids("default")
 	require.Len(t, ids, 1)
 	assert.Equal(t, msg, r.raw("default", ids[0]))
+}
+
+func TestSmtplibSpamUnderTheDiscardPolicyIsAcceptedAndNotStored(t *testing.T) {
+	t.Parallel()
+	r := startReceiverWith(t, nil, archive.Options{SpamHeader: "X-Spam-Flag: YES", DiscardSpam: true})
+	res := r.smtplib(message("spam-1", "buy now", "X-Spam-Flag: YES"), []string{"bob@example.test"}, nil)
+	require.Equal(t, 250, res.Data, res.DataText)
+	assert.Contains(t, res.DataText, "discarded")
+	assert.Equal(t, 0, r.count("default"))
+	assert.Equal(t, 1.0, r.metric("mailledger_smtp_discarded_total", ""))
 }
