@@ -41,7 +41,8 @@ func loadTLS(certFile, keyFile, hostname string) (cfg *tls.Config, created bool,
 }
 
 // createSelfSigned writes a new ECDSA P-256 key and a self-signed certificate for
-// hostname (and localhost, 127.0.0.1, ::1), each file written whole and fsynced.
+// hostname (and localhost, 127.0.0.1, ::1), each file written whole and fsynced, both
+// 0600 as everything under the data dir.
 func createSelfSigned(certFile, keyFile, hostname string) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -70,7 +71,7 @@ func createSelfSigned(certFile, keyFile, hostname string) error {
 	if err := writePrivate(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
 		return err
 	}
-	return writePrivate(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644)
+	return writePrivate(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
 }
 
 // writePrivate writes data to path with mode through a temporary file, fsynced and
