@@ -167,3 +167,15 @@ func TestSmtplibSpamUnderTheDiscardPolicyIsAcceptedAndNotStored(t *testing.T) {
 	assert.Equal(t, 0, r.count("default"))
 	assert.Equal(t, 1.0, r.metric("mailledger_smtp_discarded_total", ""))
 }
+
+func TestSmtplibBrokenMIMEIsStillArchivedAsItCame(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, nil)
+	msg := message("broken-1", "--b1\r\nContent-Type: text/plain\r\n\r\npart without its closing boundary",
+		"MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="b1"`)
+	res := r.smtplib(msg, []string{"bob@example.test"}, nil)
+	require.Equal(t, 250, res.Data, res.DataText)
+	ids := r.ids("default")
+	require.Len(t, ids, 1)
+	assert.Equal(t, msg, r.raw("default", ids[0]))
+}
