@@ -107,10 +107,22 @@ type trackedConn struct {
 	mu       sync.Mutex // orders the changes of draining and inData with the deadline
 	draining atomic.Bool
 	inData   atomic.Bool
+	// While a message is received, each read must come within dataIdle and all of them
+	// before dataEnd (unix nanoseconds).
+	dataIdle, dataEnd atomic.Int64
 }
 
+// Read reads from the connection. While a message is received it moves the read
+// deadline first (go-smtp sets one per command line only); while the server drains, a
+// read outside a message fails at once.
 func (c *trackedConn) Read(p []byte) (int, error) {
-	if c.draining.Load() && !c.inData.Load() {
+	if c.inData.Load() {
+		deadline := time.Now().Add(time.Duration(c.dataIdle.Load()))
+		if end := time.Unix(0, c.dataEnd.Load()); deadline.After(end) {
+			deadline = end
+		}
+		_ = c.SetReadDeadline(deadline)
+	} else if c.draining.Load() {
 		return 0, os.ErrDeadlineExceeded
 	}
 	return c.Conn.Read(p)
@@ -132,10 +144,13 @@ func (c *trackedConn) drain() {
 	}
 }
 
-// beginData marks the start of a message's reception: its reads go on while draining.
-func (c *trackedConn) beginData() {
+// beginData marks the start of a message's reception: each read must come within idle,
+// all of them within total, and they go on while the server drains.
+func (c *trackedConn) beginData(idle, total time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.dataIdle.Store(int64(idle))
+	c.dataEnd.Store(time.Now().Add(total).UnixNano())
 	c.inData.Store(true)
 }
 

@@ -135,7 +135,7 @@ func TestIdleConnectionIsClosedWith421(t *testing.T) {
 	assert.Error(t, err, "closed after the 421")
 }
 
-func TestSlowMessageIsCutAtTheDataTimeout(t *testing.T) {
+func TestStalledMessageIsCutAtTheIdleTimeout(t *testing.T) {
 	t.Parallel()
 	r := startReceiver(t, map[string]string{"SMTP_IDLE_TIMEOUT": "300ms"})
 	c := dialRaw(t, r.addr())
@@ -164,4 +164,41 @@ func TestConnectionsOverThePerIPLimitGet421(t *testing.T) {
 	code, text := c.reply()
 	assert.Equal(t, 421, code, text)
 	assert.Equal(t, 1.0, r.metric("mailledger_smtp_refused_total", refusedConnections))
+}
+
+func TestTricklingMessageIsCutAtTheDataTimeout(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, map[string]string{"SMTP_IDLE_TIMEOUT": "300ms", "SMTP_DATA_TIMEOUT": "1s"})
+	c := dialRaw(t, r.addr())
+	c.reply()
+	c.cmd("EHLO raw.test", 250)
+	c.cmd("MAIL FROM:<alice@sender.test>", 250)
+	c.cmd("RCPT TO:<bob@example.test>", 250)
+	c.cmd("DATA", 354)
+	c.write("Subject: trickle\r\n\r\n")
+	start := time.Now()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // a line every 100 ms: never idle for 300 ms
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := c.conn.Write([]byte("more\r\n")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	_, err := c.text.ReadLine()
+	for err == nil {
+		_, err = c.text.ReadLine()
+	}
+	elapsed := time.Since(start)
+	assert.GreaterOrEqual(t, elapsed, 900*time.Millisecond, "not cut by the idle timeout")
+	assert.Less(t, elapsed, 5*time.Second, "cut by the data timeout")
+	assert.Equal(t, 0, r.count("default"))
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/emersion/go-smtp"
 
@@ -67,10 +66,9 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 // tenant of its recipients and answers 250 only once the group commit that stored them
 // has returned.
 func (s *session) Data(r io.Reader) error {
-	s.tc.beginData()
+	s.tc.beginData(s.srv.cfg.IdleTimeout, s.srv.cfg.DataTimeout)
 	defer s.tc.endData()
-	start := time.Now()
-	raw, held, err := s.read(&deadlineReader{r: r, tc: s.tc, idle: s.srv.cfg.IdleTimeout, end: start.Add(s.srv.cfg.DataTimeout)})
+	raw, held, err := s.read(r)
 	defer s.srv.budget.Release(held)
 	if err != nil {
 		return s.readFailed(err)
@@ -176,22 +174,4 @@ func (s *session) archived(job *commitJob, results []archive.Result, size int) e
 	}
 	s.srv.logger.Debug("smtp message archived", "source", s.source, "size", size, "ids", ids)
 	return &smtp.SMTPError{Code: 250, EnhancedCode: smtp.EnhancedCode{2, 0, 0}, Message: "Archived " + strings.Join(ids, ", ")}
-}
-
-// deadlineReader moves the connection's read deadline before each read: the next piece
-// must come within idle, and the whole message before end.
-type deadlineReader struct {
-	r    io.Reader
-	tc   *trackedConn
-	idle time.Duration
-	end  time.Time
-}
-
-func (d *deadlineReader) Read(p []byte) (int, error) {
-	deadline := time.Now().Add(d.idle)
-	if deadline.After(d.end) {
-		deadline = d.end
-	}
-	_ = d.tc.SetReadDeadline(deadline)
-	return d.r.Read(p)
 }
