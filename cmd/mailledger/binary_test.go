@@ -133,6 +133,9 @@ func startServe(t *testing.T, env map[string]string) *server {
 	t.Helper()
 	addr := freeAddr(t)
 	env["HTTP_ADDR"] = addr
+	if env["SMTP_ADDR"] == "" {
+		env["SMTP_ADDR"] = freeAddr(t)
+	}
 	s := &server{t: t, base: "http://" + addr, stderr: &lockedBuffer{}, exited: make(chan error, 1)}
 	s.cmd = exec.Command(binary, "serve")
 	s.cmd.Env = envList(env)

@@ -17,10 +17,12 @@ type commandHelp struct {
 var commandHelps = []commandHelp{
 	{"serve", `usage: mailledger serve
 
-Runs the service: the HTTP API on HTTP_ADDR (docs/api.md) and the background work (the
-erasure assessor and executor, the export scheduler, checkpoint signing, the purge
-schedule). Migrates the database first. Stops cleanly on SIGTERM or Ctrl-C. The
-configuration comes from the environment: mailledger help, docs/operations.md.
+Runs the service: the HTTP API on HTTP_ADDR (docs/api.md), the SMTP receiver on
+SMTP_ADDR and the background work (the erasure assessor and executor, the export
+scheduler, checkpoint signing, the purge schedule). Migrates the database first. Stops
+cleanly on SIGTERM or Ctrl-C: no new connections, messages being received finish their
+commit. The configuration comes from the environment: mailledger help,
+docs/operations.md.
 `},
 	{"migrate", `usage: mailledger migrate
 

@@ -23,7 +23,8 @@ const (
 const usage = `usage: mailledger <command> [arguments]
 
 commands:
-  serve                  run the service: HTTP API on HTTP_ADDR, background workers
+  serve                  run the service: HTTP API on HTTP_ADDR, SMTP receiver on SMTP_ADDR,
+                         background workers
   migrate                apply the database schema to DATABASE_URL and exit
   import [--tenant T] PATH...
                          archive .eml files, directories, maildirs and mbox files;
@@ -47,6 +48,8 @@ configuration (environment; docs/operations.md says more about each):
   HTTP_MAX_CONNECTIONS           connections served at once (1024)
   HTTP_READ_HEADER_TIMEOUT, HTTP_BODY_TIMEOUT, HTTP_WRITE_TIMEOUT, HTTP_DOWNLOAD_WRITE_TIMEOUT,
   HTTP_IDLE_TIMEOUT              per-request time limits (10s, 30s, 60s, 60s per write, 2m)
+  SMTP_ADDR                      the SMTP receiver (127.0.0.1:2525; SMTP_* limits, STARTTLS and
+                                 tenants by domain: docs/operations.md, "Receiving mail over SMTP")
   METRICS_ADDR                   serve /metrics on this separate address (unset: not served)
   METRICS_TOKEN                  bearer token that /metrics requires; also serves it on HTTP_ADDR (unset)
   MAILLEDGER_BOOTSTRAP_ADMIN     user:password of an administrator created at start if absent

@@ -16,6 +16,7 @@ import (
 	"github.com/mailledger/mailledger/handlers"
 	"github.com/mailledger/mailledger/identity"
 	"github.com/mailledger/mailledger/smarthost"
+	"github.com/mailledger/mailledger/smtpd"
 )
 
 // shutdownTimeout bounds how long in-flight requests and background consumers get to
@@ -34,6 +35,8 @@ type service struct {
 	http    *http.Server
 	// metricsHTTP serves /metrics on METRICS_ADDR; nil when that is unset.
 	metricsHTTP *http.Server
+	smtpCfg     smtpd.Config
+	smtp        *smtpd.Server // the SMTP receiver on SMTP_ADDR; nil until start
 }
 
 // serve runs the HTTP API and the background consumers until ctx ends (SIGTERM or
@@ -103,6 +106,9 @@ func (env *environment) newService() (*service, error) {
 		return nil, usageError(err)
 	}
 	svc := &service{opened: &opened{cfg: cfg}, httpCfg: httpCfg, logger: env.logger(cfg)}
+	if svc.smtpCfg, err = smtpd.ConfigFromEnv(env.getenv, cfg.DataDir); err != nil {
+		return nil, usageError(err)
+	}
 	if svc.key, err = loadKey(cfg); err != nil {
 		return nil, err
 	}
@@ -180,8 +186,24 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 		return nil, err
 	}
 	svc.api.Attach(application)
+	if err := svc.startSMTP(arc); err != nil {
+		return stop, err
+	}
 	svc.logger.Info("ready", "dialect", string(svc.db.Dialect), "ledger_size", head.Size, "ledger_head", head.ChainHash.String())
 	return stop, nil
+}
+
+// startSMTP starts the SMTP receiver on SMTP_ADDR over the archive.
+func (svc *service) startSMTP(arc *archive.Archive) error {
+	srv, err := smtpd.New(svc.smtpCfg, arc, smtpd.Options{Logger: svc.logger, Registerer: svc.reg})
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	svc.smtp = srv
+	return nil
 }
 
 // newApplication wires the use cases: the archive, the erasure workflow
@@ -209,12 +231,15 @@ func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.
 	})
 }
 
-// shutdown lets in-flight requests finish, then stops the background consumers.
+// shutdown lets in-flight requests and the messages being received over SMTP finish,
+// then stops the background consumers.
 func (svc *service) shutdown(stopBackground func() error) error {
 	svc.logger.Info("shutting down")
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	err := svc.http.Shutdown(ctx)
+	smtpStopped := make(chan error, 1)
+	go func() { smtpStopped <- svc.stopSMTP(ctx) }()
+	err := errors.Join(svc.http.Shutdown(ctx), <-smtpStopped)
 	if svc.metricsHTTP != nil {
 		err = errors.Join(err, svc.metricsHTTP.Shutdown(ctx))
 	}
@@ -248,4 +273,13 @@ func newSmarthost(s app.SmarthostSettings) (app.Smarthost, error) {
 		return nil, fmt.Errorf("%w: %w", app.ErrConfig, err)
 	}
 	return c, nil
+}
+
+// stopSMTP stops the SMTP receiver, if it started: no new connections, the messages in
+// DATA finish their commit.
+func (svc *service) stopSMTP(ctx context.Context) error {
+	if svc.smtp == nil {
+		return nil
+	}
+	return svc.smtp.Shutdown(ctx)
 }

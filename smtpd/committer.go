@@ -1,0 +1,147 @@
+package smtpd
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"github.com/mailledger/mailledger/archive"
+)
+
+// errStopped answers a message that reached the committer after it stopped.
+var errStopped = errors.New("smtp receiver is stopping")
+
+// commitJob is one received message: its prepared copies (one per tenant), committed
+// together or not at all.
+type commitJob struct {
+	batch []*archive.Prepared
+	size  int
+	done  chan commitOutcome // buffered: the committer never waits for the session
+}
+
+type commitOutcome struct {
+	results []archive.Result
+	err     error
+}
+
+// committer is the group commit: one goroutine takes the messages that arrived while the
+// previous commit ran and commits them with one archive.Commit (one transaction, the
+// files fsynced), then answers each session.
+type committer struct {
+	arc      *archive.Archive
+	jobs     chan *commitJob
+	maxMsgs  int
+	maxBytes int
+	metrics  *metrics
+	logger   *slog.Logger
+
+	ctx     context.Context // of the commits; cancelled only by a hard stop
+	cancel  context.CancelFunc
+	stop    chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+}
+
+func newCommitter(arc *archive.Archive, maxMsgs, maxBytes int, m *metrics, logger *slog.Logger) *committer {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &committer{arc: arc, jobs: make(chan *commitJob, maxMsgs), maxMsgs: maxMsgs, maxBytes: maxBytes,
+		metrics: m, logger: logger, ctx: ctx, cancel: cancel, stop: make(chan struct{}), stopped: make(chan struct{})}
+	go c.run()
+	return c
+}
+
+// submit hands the job to the committer and waits for its outcome. A job the committer
+// will never take (it stopped) fails with errStopped.
+func (c *committer) submit(j *commitJob) ([]archive.Result, error) {
+	j.done = make(chan commitOutcome, 1)
+	select {
+	case c.jobs <- j:
+	case <-c.stopped:
+		return nil, errStopped
+	}
+	select {
+	case out := <-j.done:
+		return out.results, out.err
+	case <-c.stopped:
+		select { // answered just before the stop?
+		case out := <-j.done:
+			return out.results, out.err
+		default:
+			return nil, errStopped
+		}
+	}
+}
+
+// close stops the committer once it has committed every job already handed over; with
+// hard set it cancels a running commit instead.
+func (c *committer) close(hard bool) {
+	if hard {
+		c.cancel()
+	}
+	c.once.Do(func() { close(c.stop) })
+	<-c.stopped
+	c.cancel()
+}
+
+func (c *committer) run() {
+	defer close(c.stopped)
+	for {
+		select {
+		case j := <-c.jobs:
+			c.commit(c.gather(j))
+		case <-c.stop:
+			for { // what was handed over before the stop is still committed
+				select {
+				case j := <-c.jobs:
+					c.commit(c.gather(j))
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// gather adds to first the jobs waiting now, up to the batch bounds.
+func (c *committer) gather(first *commitJob) []*commitJob {
+	jobs, msgs, bytes := []*commitJob{first}, len(first.batch), first.size
+	for msgs < c.maxMsgs && bytes < c.maxBytes {
+		select {
+		case j := <-c.jobs:
+			jobs = append(jobs, j)
+			msgs, bytes = msgs+len(j.batch), bytes+j.size
+		default:
+			return jobs
+		}
+	}
+	return jobs
+}
+
+// commit commits jobs in one transaction. When that fails and there were several, each
+// is tried alone, so that a message the database refuses fails alone.
+func (c *committer) commit(jobs []*commitJob) {
+	var all []*archive.Prepared
+	for _, j := range jobs {
+		all = append(all, j.batch...)
+	}
+	c.metrics.batch(len(jobs))
+	results, err := c.arc.Commit(c.ctx, all)
+	if err == nil {
+		for _, j := range jobs {
+			j.done <- commitOutcome{results: results[:len(j.batch)]}
+			results = results[len(j.batch):]
+		}
+		return
+	}
+	if len(jobs) == 1 {
+		jobs[0].done <- commitOutcome{err: err}
+		return
+	}
+	c.logger.Warn("smtp group commit failed, committing its messages one by one", "messages", len(jobs), "error", err.Error())
+	for _, j := range jobs {
+		c.metrics.batch(1)
+		res, err := c.arc.Commit(c.ctx, j.batch)
+		j.done <- commitOutcome{results: res, err: err}
+	}
+}

@@ -1,0 +1,204 @@
+package smtpd
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/textproto"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// rawClient speaks SMTP on a bare connection, for what smtplib cannot do (BDAT).
+type rawClient struct {
+	t    *testing.T
+	conn net.Conn
+	text *textproto.Conn
+}
+
+func dialRaw(t *testing.T, addr string) *rawClient {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	require.NoError(t, conn.SetDeadline(time.Now().Add(30*time.Second)))
+	return &rawClient{t: t, conn: conn, text: textproto.NewConn(conn)}
+}
+
+// reply reads one (possibly multi-line) reply and returns its code and last line.
+func (c *rawClient) reply() (int, string) {
+	c.t.Helper()
+	for {
+		line, err := c.text.ReadLine()
+		require.NoError(c.t, err)
+		require.GreaterOrEqual(c.t, len(line), 4, "reply %q", line)
+		if line[3] == ' ' {
+			var code int
+			_, err := fmt.Sscanf(line[:3], "%d", &code)
+			require.NoError(c.t, err)
+			return code, line
+		}
+	}
+}
+
+func (c *rawClient) write(s string) {
+	c.t.Helper()
+	_, err := c.conn.Write([]byte(s))
+	require.NoError(c.t, err)
+}
+
+// cmd sends one command and requires the reply code want.
+func (c *rawClient) cmd(line string, want int) string {
+	c.t.Helper()
+	c.write(line + "\r\n")
+	code, text := c.reply()
+	require.Equal(c.t, want, code, "%s: %s", line, text)
+	return text
+}
+
+func TestBDATChunksAreArchivedAsOneMessage(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, nil)
+	c := dialRaw(t, r.addr())
+	code, _ := c.reply()
+	require.Equal(t, 220, code)
+	ehlo := c.cmd("EHLO raw.test", 250)
+	_ = ehlo
+	c.cmd("MAIL FROM:<alice@sender.test>", 250)
+	c.cmd("RCPT TO:<bob@example.test>", 250)
+	msg := message("bdat-1", "First chunk and\r\n.a dot line, kept as is in BDAT\r\nthe end.")
+	first, second := msg[:40], msg[40:]
+	c.write(fmt.Sprintf("BDAT %d\r\n%s", len(first), first))
+	code, text := c.reply()
+	require.Equal(t, 250, code, text)
+	c.write(fmt.Sprintf("BDAT %d LAST\r\n%s", len(second), second))
+	code, text = c.reply()
+	require.Equal(t, 250, code, text)
+	assert.Contains(t, text, "Archived default/")
+	c.cmd("QUIT", 221)
+	ids := r.ids("default")
+	require.Len(t, ids, 1)
+	assert.Equal(t, string(msg), string(r.raw("default", ids[0])))
+}
+
+func TestBDATOverTheSizeLimitGets552BeforeTheChunkIsKept(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, map[string]string{"SMTP_MAX_MESSAGE_BYTES": "1000"})
+	c := dialRaw(t, r.addr())
+	c.reply()
+	c.cmd("EHLO raw.test", 250)
+	c.cmd("MAIL FROM:<alice@sender.test>", 250)
+	c.cmd("RCPT TO:<bob@example.test>", 250)
+	body := strings.Repeat(strings.Repeat("x", 98)+"\r\n", 20)
+	c.write(fmt.Sprintf("BDAT %d LAST\r\n%s", len(body), body))
+	code, text := c.reply()
+	assert.Equal(t, 552, code, text)
+	assert.Equal(t, 0, r.count("default"))
+}
+
+func TestPipelinedCommandsAreAnsweredInOrder(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, nil)
+	c := dialRaw(t, r.addr())
+	c.reply()
+	c.cmd("EHLO raw.test", 250)
+	msg := message("pipe-1", "pipelined")
+	// RFC 2920: MAIL, RCPT… and DATA in one write; the message after the 354.
+	c.write("MAIL FROM:<alice@sender.test>\r\nRCPT TO:<bob@example.test>\r\nRCPT TO:<carol@example.test>\r\nDATA\r\n")
+	for _, want := range []int{250, 250, 250, 354} {
+		code, text := c.reply()
+		require.Equal(t, want, code, text)
+	}
+	c.write(string(msg) + ".\r\nQUIT\r\n")
+	code, text := c.reply()
+	require.Equal(t, 250, code, text)
+	code, _ = c.reply()
+	assert.Equal(t, 221, code)
+	assert.Equal(t, 1, r.count("default"))
+}
+
+func TestIdleConnectionIsClosedWith421(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, map[string]string{"SMTP_IDLE_TIMEOUT": "300ms"})
+	c := dialRaw(t, r.addr())
+	c.reply()
+	c.cmd("EHLO raw.test", 250)
+	start := time.Now()
+	code, text := c.reply() // nothing sent: the server gives up
+	assert.Equal(t, 421, code, text)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	_, err := bufio.NewReader(c.conn).ReadByte()
+	assert.Error(t, err, "closed after the 421")
+}
+
+func TestStalledMessageIsCutAtTheIdleTimeout(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, map[string]string{"SMTP_IDLE_TIMEOUT": "300ms"})
+	c := dialRaw(t, r.addr())
+	c.reply()
+	c.cmd("EHLO raw.test", 250)
+	c.cmd("MAIL FROM:<alice@sender.test>", 250)
+	c.cmd("RCPT TO:<bob@example.test>", 250)
+	c.cmd("DATA", 354)
+	c.write("Subject: half\r\n") // and then nothing
+	_, err := c.text.ReadLine()
+	for err == nil { // go-smtp may answer before it closes
+		_, err = c.text.ReadLine()
+	}
+	assert.Equal(t, 0, r.count("default"))
+}
+
+func TestConnectionsOverThePerIPLimitGet421(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, map[string]string{"SMTP_MAX_CONNECTIONS_PER_IP": "2"})
+	for i := 0; i < 2; i++ {
+		c := dialRaw(t, r.addr())
+		code, _ := c.reply()
+		require.Equal(t, 220, code)
+	}
+	c := dialRaw(t, r.addr())
+	code, text := c.reply()
+	assert.Equal(t, 421, code, text)
+	assert.Equal(t, 1.0, r.metric("mailledger_smtp_refused_total", refusedConnections))
+}
+
+func TestTricklingMessageIsCutAtTheDataTimeout(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, map[string]string{"SMTP_IDLE_TIMEOUT": "300ms", "SMTP_DATA_TIMEOUT": "1s"})
+	c := dialRaw(t, r.addr())
+	c.reply()
+	c.cmd("EHLO raw.test", 250)
+	c.cmd("MAIL FROM:<alice@sender.test>", 250)
+	c.cmd("RCPT TO:<bob@example.test>", 250)
+	c.cmd("DATA", 354)
+	c.write("Subject: trickle\r\n\r\n")
+	start := time.Now()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // a line every 100 ms: never idle for 300 ms
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := c.conn.Write([]byte("more\r\n")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	_, err := c.text.ReadLine()
+	for err == nil {
+		_, err = c.text.ReadLine()
+	}
+	elapsed := time.Since(start)
+	assert.GreaterOrEqual(t, elapsed, 900*time.Millisecond, "not cut by the idle timeout")
+	assert.Less(t, elapsed, 5*time.Second, "cut by the data timeout")
+	assert.Equal(t, 0, r.count("default"))
+}
