@@ -113,7 +113,7 @@ func (j *StatsJob) RunOnce(ctx context.Context) error {
 }
 
 // Run runs the job at once and then every Interval until ctx is done; a failed run is
-// logged and the next one comes on time. It returns ctx's error.
+// logged and the next one comes on time. It returns nil once ctx is done.
 func (j *StatsJob) Run(ctx context.Context) error {
 	every := j.Interval
 	if every <= 0 {
@@ -131,7 +131,7 @@ func (j *StatsJob) Run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil
 		case <-tick.C:
 		}
 	}
