@@ -44,7 +44,8 @@ type Config struct {
 	BucketPrefix string
 	// UseSubdirs is s3_use_subdirs: spread each bucket's objects over the prefixes 00..ff.
 	UseSubdirs bool
-	// Secure is s3_secure: talk TLS (https) to the store. Default on.
+	// Secure is s3_secure: talk TLS (https) to the store. FromValues turns it on unless
+	// s3_secure is 0; off, the keys' signatures and the mail go over the network in clear.
 	Secure bool
 	// Dir is s3_dir, the local staging directory where every file is written first.
 	Dir string
