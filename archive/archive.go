@@ -6,6 +6,7 @@ package archive
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/mailledger/mailledger/analyzer"
@@ -29,6 +30,8 @@ type Archive struct {
 	retention time.Duration
 	spam      spamPolicy
 	clock     func() time.Time
+	// modeRecorded: the storage mode is recorded (or checked) by a commit of this Archive.
+	modeRecorded atomic.Bool
 }
 
 // spamPolicy is what Commit does with a message that carries the spam header line.

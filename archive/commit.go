@@ -32,6 +32,9 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 		if err := planForCurrentSize(ctx, tx); err != nil {
 			return err
 		}
+		if err := a.recordStorageMode(ctx, tx); err != nil {
+			return err
+		}
 		fresh, copyOf, err := a.sortOut(ctx, tx, batch, results)
 		if err != nil {
 			return err
@@ -67,6 +70,7 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 	if err != nil {
 		return nil, err
 	}
+	a.modeRecorded.Store(true)
 	return results, nil
 }
 

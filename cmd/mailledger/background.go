@@ -50,6 +50,9 @@ func startBackground(ctx context.Context, svc *service, store *eventstore.Store,
 	if work.exports != nil {
 		runs["exports"] = work.exports.Run
 	}
+	if stats := svc.bucketStats(svc.db, svc.logger); stats != nil {
+		runs["s3 bucket statistics"] = stats
+	}
 	if svc.cfg.PurgeInterval > 0 && work.purger != nil {
 		schedule := &purgeSchedule{pass: work.purger.RunOnce, interval: svc.cfg.PurgeInterval, logger: svc.logger}
 		runs["purge schedule"] = schedule.Run

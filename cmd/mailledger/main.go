@@ -74,6 +74,9 @@ configuration (environment; docs/operations.md says more about each):
   EDISCOVERY_MAX_GLOBAL_EXPORTS  exports running at once in all tenants (3)
   EDISCOVERY_MAX_TENANT_EXPORTS  exports running at once in one tenant (1)
   EDISCOVERY_WORKERS             cap of an export's workers, 1 to 32 (4)
+  S3_HOSTNAME                    host:port of an S3 object store for the message files (unset: local files)
+  S3_ACCESS_KEY, S3_SECRET_KEY, S3_DIR (staging), S3_REGION, S3_BUCKET_PREFIX, S3_USE_SUBDIRS,
+  S3_SECURE, S3_THREADS          the object store's settings (docs/operations.md, "Object storage (S3)")
 `
 
 // exitError carries the exit code of a failed command.

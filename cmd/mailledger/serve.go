@@ -48,6 +48,7 @@ func (env *environment) serve(ctx context.Context) error {
 		return err
 	}
 	defer svc.db.Close()
+	defer svc.closeBlobs(0) // staged files go up after the next start
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	httpFailed := make(chan error, 2)
@@ -109,6 +110,9 @@ func (env *environment) newService() (*service, error) {
 	if svc.smtpCfg, err = smtpd.ConfigFromEnv(env.getenv, cfg.DataDir); err != nil {
 		return nil, usageError(err)
 	}
+	if err := env.readObjectStore(svc.opened); err != nil {
+		return nil, err
+	}
 	if svc.key, err = loadKey(cfg); err != nil {
 		return nil, err
 	}
@@ -159,7 +163,7 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err := ensureBootstrapUsers(ctx, identity.NewUsers(svc.db), svc.cfg, svc.logger); err != nil {
 		return nil, err
 	}
-	if err := svc.openStores(withArchive|withLedger, svc.metrics); err != nil {
+	if err := svc.openStores(ctx, withArchive|withLedger, svc.metrics, svc.logger); err != nil {
 		return nil, err
 	}
 	store, arc := svc.store, svc.arc

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/archive/s3store"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/migrations"
@@ -70,18 +71,13 @@ func loadKey(cfg app.Config) (*eventstore.Key, error) {
 	return key, nil
 }
 
-// openArchive opens the email archive on db: message files under
-// $MAILLEDGER_DATA_DIR/store, encryption keys under $MAILLEDGER_DATA_DIR/keys (the first
-// one created on first use), retention and spam header from the configuration. Keys that
-// cannot be read are a usage error.
-func openArchive(cfg app.Config, db *database.DB) (*archive.Archive, error) {
+// openArchive opens the email archive on db: message files in blobs, encryption keys
+// under $MAILLEDGER_DATA_DIR/keys (the first one created on first use), retention and
+// spam header from the configuration. Keys that cannot be read are a usage error.
+func openArchive(cfg app.Config, db *database.DB, blobs archive.BlobStore) (*archive.Archive, error) {
 	keys, err := archive.LoadOrCreateKeyring(cfg.KeyDir())
 	if err != nil {
 		return nil, usageError(err)
-	}
-	blobs, err := archive.NewLocalStore(cfg.StoreDir())
-	if err != nil {
-		return nil, fmt.Errorf("message store: %w", err)
 	}
 	return archive.New(db, blobs, keys, archive.Options{Retention: cfg.Retention(), SpamHeader: cfg.SpamHeader,
 		SpamRetention: cfg.SpamRetention(), DiscardSpam: cfg.DiscardSpam()})
@@ -95,6 +91,9 @@ type opened struct {
 	db    *database.DB
 	arc   *archive.Archive
 	store *eventstore.Store
+	// s3cfg is the object store's configuration (S3_*), s3 the store when it is used.
+	s3cfg s3store.Config
+	s3    *s3store.Store
 }
 
 // parts says what open opens besides the configuration and the database.
@@ -120,6 +119,9 @@ func (env *environment) open(ctx context.Context, what parts) (o *opened, closeA
 	if o.cfg, err = env.config(); err != nil {
 		return nil, nil, err
 	}
+	if err = env.readObjectStore(o); err != nil {
+		return nil, nil, err
+	}
 	if what&withKey != 0 {
 		if o.key, err = loadKey(o.cfg); err != nil {
 			return nil, nil, err
@@ -132,23 +134,32 @@ func (env *environment) open(ctx context.Context, what parts) (o *opened, closeA
 		err = migrations.Up(ctx, o.db)
 	}
 	if err == nil {
-		err = o.openStores(what, nil)
+		err = o.openStores(ctx, what, nil, env.logger(o.cfg))
 	}
 	if err != nil {
+		o.closeBlobs(0)
 		o.db.Close()
 		return nil, nil, err
 	}
-	return o, func() { o.db.Close() }, nil
+	return o, func() { o.closeBlobs(commandDrain); o.db.Close() }, nil
 }
 
 // openStores opens, on the database that answers and is migrated, the archive
-// (withArchive) and the ledger (withLedger), whose appends go to metrics when it is not
-// nil. serve calls it once it has waited for the database.
-func (o *opened) openStores(what parts, metrics eventstore.AppendObserver) error {
+// (withArchive: on local files or the object store, refused when the archive recorded
+// the other storage mode) and the ledger (withLedger), whose appends go to metrics when
+// it is not nil. serve calls it once it has waited for the database.
+func (o *opened) openStores(ctx context.Context, what parts, metrics eventstore.AppendObserver, logger *slog.Logger) error {
 	var err error
 	if what&withArchive != 0 {
-		if o.arc, err = openArchive(o.cfg, o.db); err != nil {
+		blobs, err := o.openBlobs(logger)
+		if err != nil {
 			return err
+		}
+		if o.arc, err = openArchive(o.cfg, o.db, blobs); err != nil {
+			return err
+		}
+		if err = o.arc.CheckStorageMode(ctx); err != nil {
+			return usageError(err)
 		}
 	}
 	if what&withLedger != 0 {
