@@ -35,7 +35,7 @@ func (m *Management) UpdateUsers(ctx context.Context, c Caller, in []UserInput) 
 }
 
 func (m *Management) updateUser(ctx context.Context, ch *changes, c Caller, i int, in *UserInput) error {
-	before, tenant, err := m.userInScope(ctx, ch, c, in.UID.Value)
+	before, _, err := m.userInScope(ctx, ch, c, in.UID.Value)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,8 @@ func (m *Management) updateUser(ctx context.Context, ch *changes, c Caller, i in
 	if changed {
 		after.PasswordHash = *in.Password
 	}
-	if tenant, err = m.domainTenantTx(ctx, ch, c, after.Domain); err != nil {
+	tenant, err := m.domainTenantTx(ctx, ch, c, after.Domain)
+	if err != nil {
 		return err
 	}
 	if err := groupExistsTx(ctx, ch, tenant, i, after.Group); err != nil {

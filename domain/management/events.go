@@ -80,4 +80,6 @@ var registry = func() domain.Registry {
 }()
 
 // Decode turns a stored management event back into its Change.
-func Decode(eventType string, data []byte) (domain.Event, error) { return registry.Decode(eventType, data) }
+func Decode(eventType string, data []byte) (domain.Event, error) {
+	return registry.Decode(eventType, data)
+}
