@@ -26,7 +26,11 @@ type Application struct {
 	// archive and ApplicationConfig.Exports, and the eDiscovery routes then answer 503. Its jobs run
 	// only while Exports.Run runs (serve's background work).
 	Exports *Exports
-	store   *eventstore.Store
+	// Tenancy resolves each request's caller and tenant (MULTITENANCY), once.
+	Tenancy *Tenancy
+	// Management is the management API (domains, customers, users, groups, header checks).
+	Management *Management
+	store      *eventstore.Store
 }
 
 // New returns the Application over store, signing checkpoints with signer; cfg adds the
@@ -48,6 +52,12 @@ func New(store *eventstore.Store, signer *eventstore.Signer, cfg ApplicationConf
 		return nil, err
 	}
 	a := &Application{Ledger: ledger, LegalHolds: holds, Certificates: certs, store: store}
+	if a.Tenancy, err = NewTenancy(store.DB(), cfg.Multitenancy); err != nil {
+		return nil, err
+	}
+	if a.Management, err = NewManagement(store, a.Tenancy, ManagementConfig{Multitenancy: cfg.Multitenancy}); err != nil {
+		return nil, err
+	}
 	if err := a.addArchiveUses(store, cfg); err != nil {
 		return nil, err
 	}

@@ -29,6 +29,8 @@ type ApplicationConfig struct {
 	// Exports, when set, gives the Application the eDiscovery exports (DIR_EXPORT and the
 	// EDISCOVERY_* limits); they read Archive, which they need. Nil means no exports.
 	Exports *ExportsConfig
+	// Multitenancy is MULTITENANCY: customers are tenants (Tenancy, Management).
+	Multitenancy bool
 }
 
 // Validate reports every invalid setting at once.

@@ -24,9 +24,12 @@ var _ Authenticator = (*identity.Authenticator)(nil)
 // Caller is the authenticated user of a request and the tenant they work in.
 type Caller struct {
 	identity.Principal
-	// Tenant is the user's tenant: "default" in single-tenant mode and for the global
-	// administrators, the user's domain in multi-tenant mode.
+	// Tenant is the user's tenant (app.Scope.Tenant): "default" in single-tenant mode and
+	// for the global administrators; in multi-tenant mode the customer_id of the user's
+	// customer, or the user's domain when no customer has it.
 	Tenant string
+	// Scope is the caller as app.Tenancy resolved it, once for the request.
+	Scope app.Scope
 }
 
 type callerKey struct{}
@@ -44,13 +47,14 @@ func caller(r *http.Request) Caller {
 	return c
 }
 
-// callerOf resolves the tenant of p (docs/api.md, "Authentication and roles").
-func (s *Server) callerOf(p identity.Principal) Caller {
-	c := Caller{Principal: p, Tenant: app.TenantOf(s.multitenancy, p.Domain)}
-	if p.IsGlobalAdmin() {
-		c.Tenant = app.DefaultTenant
+// callerOf resolves the tenant of p calling r (docs/api.md, "Authentication and roles"):
+// app.Tenancy decides, once per request.
+func (s *Server) callerOf(r *http.Request, p identity.Principal) (Caller, error) {
+	scope, err := s.app.Load().Tenancy.Resolve(r.Context(), p, r.Host)
+	if err != nil {
+		return Caller{}, err
 	}
-	return c
+	return Caller{Principal: p, Tenant: scope.Tenant, Scope: scope}, nil
 }
 
 // requireAuth admits only requests whose Basic credentials the Authenticator accepts.
@@ -66,7 +70,13 @@ func (s *Server) requireAuth(next http.Handler) http.Handler {
 			return
 		}
 		setLoggedUser(r.Context(), p.Username)
-		ctx := context.WithValue(r.Context(), callerKey{}, s.callerOf(p))
+		c, err := s.callerOf(r, p)
+		if err != nil {
+			refuseUnread(w)
+			writeError(w, r, s.logger, err)
+			return
+		}
+		ctx := context.WithValue(r.Context(), callerKey{}, c)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

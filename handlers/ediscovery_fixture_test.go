@@ -134,7 +134,7 @@ func newExportFixture(t *testing.T, d database.Dialect, configure ...func(*handl
 	f.cfg = app.ExportsConfig{Dir: filepath.Join(f.dataDir, "export"), Workers: 4,
 		ProgressInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
 	var err error
-	f.app, err = app.New(f.store, f.signer, app.ApplicationConfig{Archive: f.arc, Exports: &f.cfg})
+	f.app, err = app.New(f.store, f.signer, app.ApplicationConfig{Archive: f.arc, Exports: &f.cfg, Multitenancy: f.multi})
 	require.NoError(t, err)
 	require.NotNil(t, f.app.Exports)
 	f.api.Attach(f.app)

@@ -102,7 +102,7 @@ func newGDPRFixtureWith(t *testing.T, d database.Dialect, configure func(*handle
 	f.addUser(plainUser, identity.RoleUser, userAddress, "example.test")
 	f.addUser(customerAdmin, identity.RoleAdmin, "", "example.test")
 	var err error
-	cfg := app.ApplicationConfig{Archive: f.arc}
+	cfg := app.ApplicationConfig{Archive: f.arc, Multitenancy: f.multi}
 	for _, c := range configureApp {
 		c(&cfg)
 	}

@@ -61,6 +61,8 @@ type fixture struct {
 	api     *handlers.Server
 	http    *httptest.Server
 	logs    *syncBuffer
+	appl    *app.Application
+	multi   bool
 }
 
 // syncBuffer collects the server's log lines.
@@ -107,6 +109,7 @@ func newDetachedFixture(t *testing.T, d database.Dialect, configure ...func(*han
 	for _, c := range configure {
 		c(&opts)
 	}
+	f.multi = opts.Multitenancy
 	var err error
 	f.api, err = handlers.New(opts)
 	require.NoError(t, err)
@@ -118,8 +121,9 @@ func newDetachedFixture(t *testing.T, d database.Dialect, configure ...func(*han
 // attach hands the application, archive included, to the server.
 func (f *fixture) attach() {
 	f.t.Helper()
-	application, err := app.New(f.store, f.signer, app.ApplicationConfig{Archive: f.arc})
+	application, err := app.New(f.store, f.signer, app.ApplicationConfig{Archive: f.arc, Multitenancy: f.multi})
 	require.NoError(f.t, err)
+	f.appl = application
 	f.api.Attach(application)
 }
 

@@ -104,6 +104,7 @@ func (s *Server) routes() *mux.Router {
 	s.legalHoldRoutes(api)
 	s.erasureRoutes(api)
 	s.ediscoveryRoutes(api)
+	s.managementRoutes(api)
 	api.NotFoundHandler = correlate(s.logRequests(limitBody(s.requireApp(s.requireAuth(http.HandlerFunc(s.notFound))))))
 	r.NotFoundHandler = correlate(s.logRequests(http.HandlerFunc(s.notFound)))
 	return r

@@ -81,7 +81,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, username, password str
 	}
 	key := a.checkKey(username, password, u.PasswordHash)
 	if !a.recall(key) {
-		if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
+		if comparePassword(u.PasswordHash, password) != nil {
 			return Principal{}, ErrBadCredentials
 		}
 		a.remember(key)

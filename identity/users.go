@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/domain/fault"
 )
 
 // Role is a user's isadmin value.
@@ -65,6 +66,8 @@ type User struct {
 	Role           Role
 	DN             string
 	SAMAccountName string
+	// Group is the name of the user's group in their tenant ("" none).
+	Group string
 }
 
 // disabledMark starts the password column of a disabled user, before the hash it keeps
@@ -77,9 +80,9 @@ func (u *User) Disabled() bool { return strings.HasPrefix(u.PasswordHash, disabl
 
 // Errors of the user store.
 var (
-	ErrUserExists = errors.New("user already exists")
-	ErrNoUser     = errors.New("no such user")
-	ErrBadInput   = errors.New("bad user input")
+	ErrUserExists = fault.New(fault.Conflict, "user already exists")
+	ErrNoUser     = fault.New(fault.NotFound, "no such user")
+	ErrBadInput   = fault.New(fault.Invalid, "bad user input")
 )
 
 // Users is the users table.
@@ -132,8 +135,8 @@ func (s *Users) Add(ctx context.Context, u User) (int64, error) {
 func (s *Users) ByUsername(ctx context.Context, username string) (*User, error) {
 	var u User
 	var role int
-	err := s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT uid, username, realname, email, domain, password, isadmin, dn, samaccountname FROM users WHERE username = ?`), username).
-		Scan(&u.UID, &u.Username, &u.Realname, &u.Email, &u.Domain, &u.PasswordHash, &role, &u.DN, &u.SAMAccountName)
+	err := s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT `+userColumns+` FROM users WHERE username = ?`), username).
+		Scan(&u.UID, &u.Username, &u.Realname, &u.Email, &u.Domain, &u.PasswordHash, &role, &u.DN, &u.SAMAccountName, &u.Group)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s", ErrNoUser, username)
 	}

@@ -232,6 +232,7 @@ func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.
 		Exports:      &exports,
 		Erasure:      app.ErasureConfig{AllowSameApprover: !cfg.DistinctApprover, Logger: logger},
 		Certificates: app.CertificatesConfig{PDFServiceURL: cfg.PDFServiceURL},
+		Multitenancy: cfg.Multitenancy,
 	})
 }
 
