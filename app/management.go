@@ -34,6 +34,9 @@ type ManagementConfig struct {
 	Multitenancy bool
 	// Now is the clock of customers' created times; time.Now when nil.
 	Now func() time.Time
+	// HeaderChecksChanged is called after a committed change of header checks (the
+	// HeaderTagger's Invalidate), so that the next message is tagged by the new rules.
+	HeaderChecksChanged func()
 }
 
 func (c *ManagementConfig) setDefaults() {
@@ -125,6 +128,9 @@ func (m *Management) write(ctx context.Context, c Caller, n int, fn func(ch *cha
 	}
 	if ch.header {
 		m.headerVersion.Add(1)
+		if m.cfg.HeaderChecksChanged != nil {
+			m.cfg.HeaderChecksChanged()
+		}
 	}
 	return n, nil
 }

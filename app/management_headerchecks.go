@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/domain/management"
 )
@@ -50,7 +51,12 @@ func (m *Management) HeaderChecks(ctx context.Context, c Caller) ([]HeaderCheckV
 // HeaderRules loads the current header checks of tenant, compiled: what ingest applies.
 // Reload them when HeaderChecksVersion moves (or on a management.header_check_* event).
 func (m *Management) HeaderRules(ctx context.Context, tenant string) ([]HeaderRule, error) {
-	return queryRows(ctx, m.store.DB(), "header checks", func(rows *sql.Rows) (HeaderRule, error) {
+	return loadHeaderRules(ctx, m.store.DB(), tenant)
+}
+
+// loadHeaderRules reads and compiles the header checks of tenant, oldest first.
+func loadHeaderRules(ctx context.Context, db *database.DB, tenant string) ([]HeaderRule, error) {
+	return queryRows(ctx, db, "header checks", func(rows *sql.Rows) (HeaderRule, error) {
 		var r HeaderRule
 		var pattern string
 		if err := rows.Scan(&r.ID, &pattern, &r.Tag); err != nil {

@@ -26,6 +26,9 @@ type ApplicationConfig struct {
 	Certificates CertificatesConfig
 	// Smarthost delivers restored messages (SMARTHOST_ADDR); nil: no restores.
 	Smarthost Smarthost
+	// HeaderChecksChanged is called after the management API changed header checks
+	// (HeaderTagger.Invalidate); nil: nobody is told.
+	HeaderChecksChanged func()
 	// Exports, when set, gives the Application the eDiscovery exports (DIR_EXPORT and the
 	// EDISCOVERY_* limits); they read Archive, which they need. Nil means no exports.
 	Exports *ExportsConfig

@@ -29,6 +29,7 @@ type Archive struct {
 	index     searchIndex
 	retention time.Duration
 	spam      spamPolicy
+	tagger    HeaderTagger
 	clock     func() time.Time
 	// modeRecorded: the storage mode is recorded (or checked) by a commit of this Archive.
 	modeRecorded atomic.Bool
@@ -49,7 +50,9 @@ type Options struct {
 	// DiscardSpam (SPAM_POLICY=discard) makes Commit store no spam: it answers
 	// Result.Discarded instead.
 	DiscardSpam bool
-	Clock       func() time.Time
+	// Tagger tags each message by its header block (header checks); nil tags nothing.
+	Tagger HeaderTagger
+	Clock  func() time.Time
 }
 
 // New returns an Archive over db (migrated), blobs and keys.
@@ -69,7 +72,7 @@ func New(db *database.DB, blobs BlobStore, keys *Keyring, opts Options) (*Archiv
 	return &Archive{
 		db: db, blobs: blobs, keys: keys, parser: NewParser(opts.SpamHeader),
 		index: newSearchIndex(db.Dialect), retention: opts.Retention, clock: opts.Clock,
-		spam: spamPolicy{discard: opts.DiscardSpam, retention: opts.SpamRetention},
+		spam: spamPolicy{discard: opts.DiscardSpam, retention: opts.SpamRetention}, tagger: opts.Tagger,
 	}, nil
 }
 
@@ -106,6 +109,9 @@ func (a *Archive) Prepare(in Incoming) (*Prepared, error) {
 		return nil, err
 	}
 	msg.addEnvelope(in.Envelope)
+	if a.tagger != nil {
+		msg.Tags = a.tagger.Tags(in.Tenant, HeaderBlock(in.Raw))
+	}
 	sealed, err := a.keys.sealDigest(in.Tenant, in.Raw, msg.Digest)
 	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)

@@ -21,7 +21,7 @@ const (
 // childRows gathers the rcpt, address_role and attachment rows of a whole batch, inserted together
 // with a few multi-row statements instead of two per message.
 type childRows struct {
-	rcpt, att, roles []any
+	rcpt, att, roles, tags []any
 }
 
 const (
@@ -34,6 +34,7 @@ func (c *childRows) add(id, dateKey int64, m *Parsed) {
 	for _, at := range m.Attachments {
 		c.att = append(c.att, id, at.Seq, database.Clip(cleanText(at.Name), 512), database.Clip(at.Type, 255), at.Size, hex.EncodeToString(at.Digest[:]))
 	}
+	c.addTags(id, m.Tags)
 }
 
 // addAddresses adds m's rcpt and address_role rows (dateKey: its DateKey).
@@ -63,6 +64,9 @@ func (c *childRows) insert(ctx context.Context, tx *database.Tx) error {
 	}
 	if err := insertChunked(ctx, tx, `INSERT INTO attachment (message_id, seq, name, type, size, digest) VALUES `, c.att, attCols); err != nil {
 		return fmt.Errorf("insert attachment: %w", err)
+	}
+	if err := insertChunked(ctx, tx, `INSERT INTO message_tag (id, tag) VALUES `, c.tags, tagCols); err != nil {
+		return fmt.Errorf("insert tags: %w", err)
 	}
 	return nil
 }

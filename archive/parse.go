@@ -43,6 +43,8 @@ type Parsed struct {
 	Size        int
 	Spam        bool
 	Warnings    []string // what the parser had to guess, at most maxWarnings
+	// Tags are the tags of the header checks its header matched (Archive.Prepare).
+	Tags []string
 	// ParseNote says why the part tree was read only in part (nested deeper than
 	// MaxPartDepth, more than MaxParts parts, …): the text and attachments are those of the
 	// parts read. "" when the whole tree was read.

@@ -32,6 +32,8 @@ type Message struct {
 	// than MaxPartDepth, more than MaxParts parts, …): its text and attachments are those of
 	// the parts read, its raw bytes whole. nil when the tree was read whole.
 	ParseNote *string `json:"parse_note"`
+	// Tags are the tags the header checks gave it when it was archived.
+	Tags []string `json:"tags"`
 }
 
 const messageColumns = `m.id, m.tenant_id, m.message_id, m."from", m.subject, m.sent, m.arrived, m.size, m.attachments, m.retained, m.spam, m.digest, m.parse_note`
@@ -53,7 +55,10 @@ func (a *Archive) scanMessages(ctx context.Context, rows *sql.Rows, err error) (
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return out, a.fillRecipients(ctx, out)
+	if err := a.fillRecipients(ctx, out); err != nil {
+		return nil, err
+	}
+	return out, a.fillTags(ctx, out)
 }
 
 func scanMessage(rows *sql.Rows) (Message, error) {

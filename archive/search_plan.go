@@ -20,8 +20,10 @@ type Query struct {
 	DateTo   time.Time // exclusive
 	// Participant restricts to messages this address sent or received (plain users).
 	Participant string
-	Limit       int
-	Offset      int
+	// Tag restricts to messages a header check tagged so.
+	Tag    string
+	Limit  int
+	Offset int
 }
 
 // visible is the condition every read applies: not deleted by purge and not erased (an
@@ -277,7 +279,7 @@ func (a *Archive) drivenFrom(hits string) string {
 
 // textOnly says whether q selects by text and participant only.
 func (q Query) textOnly() bool {
-	return q.Text != "" && q.From == "" && q.To == "" && q.DateFrom.IsZero() && q.DateTo.IsZero()
+	return q.Text != "" && q.From == "" && q.To == "" && q.Tag == "" && q.DateFrom.IsZero() && q.DateTo.IsZero()
 }
 
 // conditions returns the WHERE conditions of q, with text as its text condition (none when
@@ -315,6 +317,9 @@ func (a *Archive) conditions(q Query, text analyzer.Query) (string, []any) {
 	}
 	if q.Participant != "" {
 		addressCond(participantHits(q.Participant))
+	}
+	if q.Tag != "" {
+		add(tagCondition, q.Tag)
 	}
 	return strings.Join(conds, " AND "), args
 }

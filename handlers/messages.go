@@ -29,7 +29,7 @@ const (
 )
 
 func (s *Server) messageRoutes(api *mux.Router) {
-	api.Handle("/messages", withQuery(onlyGET(s.listMessages), "q", "from", "to", "date_from", "date_to", "limit", "offset", "tenant"))
+	api.Handle("/messages", withQuery(onlyGET(s.listMessages), "q", "from", "to", "tag", "date_from", "date_to", "limit", "offset", "tenant"))
 	api.Handle("/messages/{id}", withQuery(onlyGET(s.getMessage), "tenant"))
 	api.Handle("/messages/{id}/raw", s.streaming(withQuery(onlyGET(s.rawMessage), "tenant")))
 	api.Handle("/messages/{id}/text", withQuery(onlyGET(s.messageText), "tenant"))
@@ -51,12 +51,14 @@ type messageJSON struct {
 	Retained    string   `json:"retained"`
 	// ParseNote says why the MIME part tree was read only in part; null when read whole.
 	ParseNote *string `json:"parse_note"`
+	// Tags are the tags header checks gave the message when it was archived.
+	Tags []string `json:"tags"`
 }
 
 func messageView(m *archive.Message) messageJSON {
 	v := messageJSON{ID: m.ID, MessageID: m.MessageID, From: m.From, To: nonNil(m.To), Cc: nonNil(m.Cc),
 		Subject: m.Subject, Arrived: rfc3339(m.Arrived), Size: m.Size, Attachments: m.Attachments,
-		Retained: rfc3339(m.Retained), ParseNote: m.ParseNote}
+		Retained: rfc3339(m.Retained), ParseNote: m.ParseNote, Tags: nonNil(m.Tags)}
 	if m.Sent != nil {
 		sent := rfc3339(*m.Sent)
 		v.Sent = &sent
@@ -212,6 +214,7 @@ func parseMessageQuery(v url.Values) (archive.Query, error) {
 		Text: queryString(v, "q", 1000, &ve),
 		From: queryString(v, "from", 255, &ve),
 		To:   queryString(v, "to", 255, &ve),
+		Tag:  queryString(v, "tag", 255, &ve),
 	}
 	if _, err := analyzer.ParseQuery(q.Text); err != nil {
 		ve.add("q", fmt.Sprintf("%v: at most %d words, %d bytes", err, analyzer.MaxQueryTerms, analyzer.MaxQueryBytes))

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,7 +66,7 @@ func (env *environment) serve(ctx context.Context) error {
 	}
 	stopBackground, startErr := svc.start(ctx)
 	if startErr == nil {
-		<-ctx.Done()
+		svc.reloadOnHangup(ctx)
 	}
 	stopErr := svc.shutdown(stopBackground)
 	select {
@@ -176,7 +179,7 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	application, err := newApplication(svc.cfg, store, signer, arc, svc.logger)
+	application, err := newApplication(svc.cfg, store, signer, arc, svc.tagger.Invalidate, svc.logger)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +216,8 @@ func (svc *service) startSMTP(arc *archive.Archive) error {
 // newApplication wires the use cases: the archive, the erasure workflow
 // (GDPR_DISTINCT_APPROVER), the eDiscovery exports (DIR_EXPORT, EDISCOVERY_*; their runs
 // log to logger), the certificates (PDFSERVICE_URL) and the restores (SMARTHOST_*).
-func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.Signer, arc *archive.Archive, logger *slog.Logger) (*app.Application, error) {
+func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.Signer, arc *archive.Archive,
+	headerChecksChanged func(), logger *slog.Logger) (*app.Application, error) {
 	exports := cfg.Exports
 	exports.Logger = logger
 	if cfg.PDFServiceURL == "" {
@@ -227,12 +231,13 @@ func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.
 		logger.Info("SMARTHOST_ADDR is not set: POST …/messages/{id}/restore answers 503")
 	}
 	return app.New(store, signer, app.ApplicationConfig{
-		Archive:      arc,
-		Smarthost:    relay,
-		Exports:      &exports,
-		Erasure:      app.ErasureConfig{AllowSameApprover: !cfg.DistinctApprover, Logger: logger},
-		Certificates: app.CertificatesConfig{PDFServiceURL: cfg.PDFServiceURL},
-		Multitenancy: cfg.Multitenancy,
+		Archive:             arc,
+		Smarthost:           relay,
+		HeaderChecksChanged: headerChecksChanged,
+		Exports:             &exports,
+		Erasure:             app.ErasureConfig{AllowSameApprover: !cfg.DistinctApprover, Logger: logger},
+		Certificates:        app.CertificatesConfig{PDFServiceURL: cfg.PDFServiceURL},
+		Multitenancy:        cfg.Multitenancy,
 	})
 }
 
@@ -287,4 +292,22 @@ func (svc *service) stopSMTP(ctx context.Context) error {
 		return nil
 	}
 	return svc.smtp.Shutdown(ctx)
+}
+
+// reloadOnHangup waits until ctx ends; each SIGHUP meanwhile makes the header checks be
+// read again before the next message (they are also read again every
+// app.DefaultHeaderRulesRefresh, and at once after a change through the API).
+func (svc *service) reloadOnHangup(ctx context.Context) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			svc.tagger.Invalidate()
+			svc.logger.Info("SIGHUP: the header checks are read again")
+		}
+	}
 }

@@ -74,13 +74,13 @@ func loadKey(cfg app.Config) (*eventstore.Key, error) {
 // openArchive opens the email archive on db: message files in blobs, encryption keys
 // under $MAILLEDGER_DATA_DIR/keys (the first one created on first use), retention and
 // spam header from the configuration. Keys that cannot be read are a usage error.
-func openArchive(cfg app.Config, db *database.DB, blobs archive.BlobStore) (*archive.Archive, error) {
+func openArchive(cfg app.Config, db *database.DB, blobs archive.BlobStore, tagger archive.HeaderTagger) (*archive.Archive, error) {
 	keys, err := archive.LoadOrCreateKeyring(cfg.KeyDir())
 	if err != nil {
 		return nil, usageError(err)
 	}
 	return archive.New(db, blobs, keys, archive.Options{Retention: cfg.Retention(), SpamHeader: cfg.SpamHeader,
-		SpamRetention: cfg.SpamRetention(), DiscardSpam: cfg.DiscardSpam()})
+		SpamRetention: cfg.SpamRetention(), DiscardSpam: cfg.DiscardSpam(), Tagger: tagger})
 }
 
 // opened is what a command works on: the configuration, and what it asked for of the
@@ -94,6 +94,9 @@ type opened struct {
 	// s3cfg is the object store's configuration (S3_*), s3 the store when it is used.
 	s3cfg s3store.Config
 	s3    *s3store.Store
+	// tagger applies the header checks to what the archive stores (SIGHUP and the
+	// management API make it read them again).
+	tagger *app.HeaderTagger
 }
 
 // parts says what open opens besides the configuration and the database.
@@ -155,7 +158,10 @@ func (o *opened) openStores(ctx context.Context, what parts, metrics eventstore.
 		if err != nil {
 			return err
 		}
-		if o.arc, err = openArchive(o.cfg, o.db, blobs); err != nil {
+		if o.tagger, err = app.NewHeaderTagger(o.db, app.HeaderTaggerConfig{Logger: logger}); err != nil {
+			return err
+		}
+		if o.arc, err = openArchive(o.cfg, o.db, blobs, o.tagger); err != nil {
 			return err
 		}
 		if err = o.arc.CheckStorageMode(ctx); err != nil {
