@@ -30,7 +30,9 @@ type Application struct {
 	Tenancy *Tenancy
 	// Management is the management API (domains, customers, users, groups, header checks).
 	Management *Management
-	store      *eventstore.Store
+	// RetentionRules manages the tenants' retention rules.
+	RetentionRules *RetentionRules
+	store          *eventstore.Store
 }
 
 // New returns the Application over store, signing checkpoints with signer; cfg adds the
@@ -52,6 +54,9 @@ func New(store *eventstore.Store, signer *eventstore.Signer, cfg ApplicationConf
 		return nil, err
 	}
 	a := &Application{Ledger: ledger, LegalHolds: holds, Certificates: certs, store: store}
+	if a.RetentionRules, err = NewRetentionRules(store, cfg.RetentionChanged); err != nil {
+		return nil, err
+	}
 	if a.Tenancy, err = NewTenancy(store.DB(), cfg.Multitenancy); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sort"
@@ -58,9 +59,14 @@ func NewPurger(store *eventstore.Store, arc *archive.Archive, cfg PurgerConfig) 
 // its hold check and the deletion.
 func (p *Purger) RunOnce(ctx context.Context) (archive.PurgeResult, error) {
 	now := p.clock().UTC()
+	exempt, err := purgeExempt(ctx, p.store.DB())
+	if err != nil {
+		return archive.PurgeResult{}, fmt.Errorf("purge: %w", err)
+	}
 	ltx := &ledgerTx{store: p.store}
 	res, err := p.arc.Purge(ctx, now, archive.PurgeOptions{
-		Lock: eventstore.LockHead,
+		Lock:   eventstore.LockHead,
+		Exempt: exempt,
 		OnBatch: func(ctx context.Context, tx *database.Tx, purged map[string]int) error {
 			ltx.Tx = tx
 			return p.record(ctx, ltx, purged, now)
@@ -91,4 +97,13 @@ func (p *Purger) record(ctx context.Context, tx *ledgerTx, purged map[string]int
 		}
 	}
 	return nil
+}
+
+// purgeExempt are the tenants of the customers with enable_purge 0: their mail outlives
+// its retention (but what an erasure removed).
+func purgeExempt(ctx context.Context, db *database.DB) ([]string, error) {
+	return queryRows(ctx, db, "customers", func(rows *sql.Rows) (string, error) {
+		var t string
+		return t, rows.Scan(&t)
+	}, `SELECT customer_id FROM customers WHERE enable_purge = 0`)
 }

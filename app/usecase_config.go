@@ -29,6 +29,9 @@ type ApplicationConfig struct {
 	// HeaderChecksChanged is called after the management API changed header checks
 	// (HeaderTagger.Invalidate); nil: nobody is told.
 	HeaderChecksChanged func()
+	// RetentionChanged is called after a retention rule was added or deleted
+	// (RetentionPolicy.Invalidate); nil: nobody is told.
+	RetentionChanged func()
 	// Exports, when set, gives the Application the eDiscovery exports (DIR_EXPORT and the
 	// EDISCOVERY_* limits); they read Archive, which they need. Nil means no exports.
 	Exports *ExportsConfig

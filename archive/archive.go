@@ -30,6 +30,7 @@ type Archive struct {
 	retention time.Duration
 	spam      spamPolicy
 	tagger    HeaderTagger
+	policy    RetentionPolicy
 	clock     func() time.Time
 	// modeRecorded: the storage mode is recorded (or checked) by a commit of this Archive.
 	modeRecorded atomic.Bool
@@ -52,6 +53,9 @@ type Options struct {
 	DiscardSpam bool
 	// Tagger tags each message by its header block (header checks); nil tags nothing.
 	Tagger HeaderTagger
+	// Policy sets each message's retention by its tenant's retention rules; nil (or no
+	// rule) leaves Retention. Spam keeps SpamRetention.
+	Policy RetentionPolicy
 	Clock  func() time.Time
 }
 
@@ -72,7 +76,7 @@ func New(db *database.DB, blobs BlobStore, keys *Keyring, opts Options) (*Archiv
 	return &Archive{
 		db: db, blobs: blobs, keys: keys, parser: NewParser(opts.SpamHeader),
 		index: newSearchIndex(db.Dialect), retention: opts.Retention, clock: opts.Clock,
-		spam: spamPolicy{discard: opts.DiscardSpam, retention: opts.SpamRetention}, tagger: opts.Tagger,
+		spam: spamPolicy{discard: opts.DiscardSpam, retention: opts.SpamRetention}, tagger: opts.Tagger, policy: opts.Policy,
 	}, nil
 }
 

@@ -310,9 +310,9 @@ func (a *Archive) metadataArgs(d database.Dialect, p *Prepared) []any {
 		sent = database.TimeArg(d, m.Sent)
 	}
 	msgdate := database.TimeArg(d, msgDate(p))
-	spam, retention := 0, a.retention
+	spam, retention := 0, a.retentionOf(p)
 	if m.Spam {
-		spam, retention = 1, a.spam.retention
+		spam = 1
 	}
 	var note any // NULL: the message was read as written
 	if n := noteOf(m); n != "" {

@@ -21,6 +21,10 @@ type PurgeOptions struct {
 	// the number purged per tenant in it; an error rolls the batch back. The application
 	// uses it to record the purge in the ledger atomically with the deletions.
 	OnBatch func(ctx context.Context, tx *database.Tx, purged map[string]int) error
+	// Exempt are tenants whose retention never ends (a customer with enable_purge 0):
+	// their mail is not purged when its retention passes. Erased mail is purged anyway:
+	// an erasure's files go at the next purge, whatever the tenant's setting.
+	Exempt []string
 }
 
 // PurgeResult counts what a purge pass did.
@@ -52,8 +56,9 @@ func (a *Archive) Purge(ctx context.Context, now time.Time, opts PurgeOptions) (
 			break
 		}
 	}
-	q := `SELECT COUNT(*) FROM metadata m WHERE m.retained < ? AND m.deleted = 0`
-	if err := a.db.QueryRowContext(ctx, a.db.Rebind(q), cutoff).Scan(&res.HeldBack); err != nil {
+	exempt, exemptArgs := exemptCondition(opts.Exempt)
+	q := `SELECT COUNT(*) FROM metadata m WHERE m.retained < ? AND m.deleted = 0` + exempt
+	if err := a.db.QueryRowContext(ctx, a.db.Rebind(q), append([]any{cutoff}, exemptArgs...)...).Scan(&res.HeldBack); err != nil {
 		return res, fmt.Errorf("count held messages: %w", err)
 	}
 	return res, nil
@@ -75,7 +80,7 @@ func (a *Archive) purgeBatch(ctx context.Context, cutoff any, opts PurgeOptions,
 				return err
 			}
 		}
-		batch, err := purgeCandidates(ctx, tx, cutoff, opts.Batch)
+		batch, err := purgeCandidates(ctx, tx, cutoff, opts.Batch, opts.Exempt)
 		if err != nil || len(batch) == 0 {
 			return err
 		}
@@ -100,10 +105,12 @@ func (a *Archive) purgeBatch(ctx context.Context, cutoff any, opts PurgeOptions,
 	return n, nil
 }
 
-func purgeCandidates(ctx context.Context, tx *database.Tx, cutoff any, limit int) ([]purgeCandidate, error) {
+func purgeCandidates(ctx context.Context, tx *database.Tx, cutoff any, limit int, exemptTenants []string) ([]purgeCandidate, error) {
+	exempt, exemptArgs := exemptCondition(exemptTenants)
 	q := `SELECT m.id, m.tenant_id FROM metadata m WHERE m.retained < ? AND m.deleted = 0 AND NOT ` +
-		underActiveHold + ` ORDER BY m.id LIMIT ?`
-	rows, err := tx.Query(ctx, q, cutoff, limit)
+		underActiveHold + exempt + ` ORDER BY m.id LIMIT ?`
+	args := append(append([]any{cutoff}, exemptArgs...), limit)
+	rows, err := tx.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("purge candidates: %w", err)
 	}
@@ -136,4 +143,16 @@ func (a *Archive) purgeMessages(ctx context.Context, tx *database.Tx, batch []pu
 		return fmt.Errorf("mark deleted: %w", err)
 	}
 	return nil
+}
+
+// exemptCondition keeps the mail of tenants out of a purge, but their erased mail.
+func exemptCondition(tenants []string) (string, []any) {
+	if len(tenants) == 0 {
+		return "", nil
+	}
+	args := make([]any, len(tenants))
+	for i, t := range tenants {
+		args[i] = t
+	}
+	return ` AND (m.erased_by IS NOT NULL OR m.tenant_id NOT IN (` + database.InList(len(tenants)) + `))`, args
 }

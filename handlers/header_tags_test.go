@@ -80,11 +80,19 @@ func TestHeaderChecksTagArchivedMail(t *testing.T) {
 // taggingArchive is an archive over the fixture's database and files that tags with tagger.
 func taggingArchive(t *testing.T, f *fixture, tagger archive.HeaderTagger) *archive.Archive {
 	t.Helper()
+	blobs, keys := arcParts(t, f)
+	arc, err := archive.New(f.db, blobs, keys, archive.Options{Tagger: tagger})
+	require.NoError(t, err)
+	return arc
+}
+
+// arcParts are the message store and keys of the fixture's archive, for a second Archive
+// over them with other options.
+func arcParts(t *testing.T, f *fixture) (*archive.LocalStore, *archive.Keyring) {
+	t.Helper()
 	blobs, err := archive.NewLocalStore(filepath.Join(f.dataDir, "store"))
 	require.NoError(t, err)
 	keys, err := archive.LoadOrCreateKeyring(filepath.Join(f.dataDir, "keys"))
 	require.NoError(t, err)
-	arc, err := archive.New(f.db, blobs, keys, archive.Options{Tagger: tagger})
-	require.NoError(t, err)
-	return arc
+	return blobs, keys
 }

@@ -29,6 +29,7 @@ import (
 type betaObjects struct {
 	message              int64
 	hold, request, job   string
+	retention            string
 	customerID           string // beta's numeric customer id
 	group, headerCheck   string
 	userUID              int64
@@ -115,6 +116,11 @@ var isolationProbes = map[string][]isolationProbe{
 	"/api/v1/admin/gdpr/requests/{request_id}/certificate":        {onRequest("GET", "/certificate", "")},
 	"/api/v1/admin/gdpr/requests/{request_id}/certificate/pdf":    {onRequest("GET", "/certificate/pdf", "")},
 	"/api/v1/admin/gdpr/requests/{request_id}/certificate/bundle": {onRequest("GET", "/certificate/bundle", "")},
+	"/api/v1/admin/retention-rules": {get(retentionRulesPath), {method: "GET", path: fixed2(retentionRulesPath + "?tenant=beta")},
+		own(retentionRulesPath, `{"kind":"domain","value":"acme.test","days":400}`)},
+	"/api/v1/admin/retention-rules/{id}": {
+		{method: "GET", path: func(b betaObjects) string { return retentionRulesPath + "/" + b.retention }, body: noBody},
+		{method: "DELETE", path: func(b betaObjects) string { return retentionRulesPath + "/" + b.retention }, body: noBody}},
 	"/api/v1/ediscovery/export": {{method: "POST", path: fixed2("/api/v1/ediscovery/export"),
 		body:        func(b betaObjects) string { return exportOf("ACME", b.message) },
 		likeMissing: func(betaObjects) string { return exportOf("ACMX", 987654321) }}},
@@ -167,7 +173,7 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		f := newExportFixture(t, d, func(o *handlers.Options) { o.Multitenancy = true })
 		b := makeBeta(t, f)
 		before := betaState(t, f, b)
-		markers := []string{"beta secret plans", b.hold, b.job, "beta-group", "beta-only-pattern", b.userName, "beta.test", b.subjectOne}
+		markers := []string{"beta secret plans", b.hold, b.job, b.retention, "beta-group", "beta-only-pattern", b.userName, "beta.test", b.subjectOne}
 		routes := handlers.RouteTemplates(f.api)
 		for _, route := range routes {
 			if !strings.HasPrefix(route, "/api/v1/") {
@@ -240,6 +246,11 @@ func makeBeta(t *testing.T, f *exportFixture) betaObjects {
 	var req requestJSON
 	decode(t, raw, &req)
 	b.request = req.RequestID
+	resp, raw = f.postAs("auditor@beta.test", retentionRulesPath, `{"kind":"recipient","value":"keep@beta.test","days":3650}`)
+	require.Equal(t, http.StatusCreated, resp.StatusCode, "%s", raw)
+	var rule retentionRuleJSON
+	decode(t, raw, &rule)
+	b.retention = rule.ID
 	b.job = f.createExport("auditor@beta.test", map[string]any{"bates_prefix": "BETA", "email_ids": []int64{b.message}}).JobID
 	f.mustWriteAt(betaAdmin, "add_group", `[{"groupname":"beta-group","email":"a@beta.test","assigned_email":"b@beta.test"}]`, betaHost, 1)
 	f.mustWriteAt(betaAdmin, "add_header_check", `[{"pattern":"beta-only-pattern","tag":"beta"}]`, betaHost, 1)
@@ -263,6 +274,7 @@ func betaState(t *testing.T, f *exportFixture, b betaObjects) string {
 		{"auditor@beta.test", fmt.Sprintf("/api/v1/messages/%d", b.message), ""},
 		{"auditor@beta.test", holdsPath + "/" + b.hold, ""},
 		{"auditor@beta.test", gdprPath + "/" + b.request, ""},
+		{"auditor@beta.test", retentionRulesPath + "/" + b.retention, ""},
 		{betaAdmin, "/api/v1/get_groups", betaHost},
 		{betaAdmin, "/api/v1/get_header_checks", betaHost},
 		{adminUser, "/api/v1/get_customer_list/id/" + b.customerID, ""},

@@ -102,6 +102,7 @@ func (s *Server) routes() *mux.Router {
 	s.ledgerRoutes(api)
 	s.messageRoutes(api)
 	s.legalHoldRoutes(api)
+	s.retentionRoutes(api)
 	s.erasureRoutes(api)
 	s.ediscoveryRoutes(api)
 	s.managementRoutes(api)

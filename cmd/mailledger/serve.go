@@ -179,7 +179,7 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	application, err := newApplication(svc.cfg, store, signer, arc, svc.tagger.Invalidate, svc.logger)
+	application, err := newApplication(svc.cfg, store, signer, arc, svc.rules, svc.logger)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +217,7 @@ func (svc *service) startSMTP(arc *archive.Archive) error {
 // (GDPR_DISTINCT_APPROVER), the eDiscovery exports (DIR_EXPORT, EDISCOVERY_*; their runs
 // log to logger), the certificates (PDFSERVICE_URL) and the restores (SMARTHOST_*).
 func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.Signer, arc *archive.Archive,
-	headerChecksChanged func(), logger *slog.Logger) (*app.Application, error) {
+	rules appRules, logger *slog.Logger) (*app.Application, error) {
 	exports := cfg.Exports
 	exports.Logger = logger
 	if cfg.PDFServiceURL == "" {
@@ -233,7 +233,8 @@ func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.
 	return app.New(store, signer, app.ApplicationConfig{
 		Archive:             arc,
 		Smarthost:           relay,
-		HeaderChecksChanged: headerChecksChanged,
+		HeaderChecksChanged: rules.tagger.Invalidate,
+		RetentionChanged:    rules.retention.Invalidate,
 		Exports:             &exports,
 		Erasure:             app.ErasureConfig{AllowSameApprover: !cfg.DistinctApprover, Logger: logger},
 		Certificates:        app.CertificatesConfig{PDFServiceURL: cfg.PDFServiceURL},
@@ -294,9 +295,9 @@ func (svc *service) stopSMTP(ctx context.Context) error {
 	return svc.smtp.Shutdown(ctx)
 }
 
-// reloadOnHangup waits until ctx ends; each SIGHUP meanwhile makes the header checks be
-// read again before the next message (they are also read again every
-// app.DefaultHeaderRulesRefresh, and at once after a change through the API).
+// reloadOnHangup waits until ctx ends; each SIGHUP meanwhile makes the header checks and
+// the retention rules be read again before the next message (they are also read again
+// every app.DefaultHeaderRulesRefresh, and at once after a change through the API).
 func (svc *service) reloadOnHangup(ctx context.Context) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -306,8 +307,8 @@ func (svc *service) reloadOnHangup(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			svc.tagger.Invalidate()
-			svc.logger.Info("SIGHUP: the header checks are read again")
+			svc.rules.invalidate()
+			svc.logger.Info("SIGHUP: the header checks and retention rules are read again")
 		}
 	}
 }

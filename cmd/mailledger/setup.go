@@ -74,13 +74,13 @@ func loadKey(cfg app.Config) (*eventstore.Key, error) {
 // openArchive opens the email archive on db: message files in blobs, encryption keys
 // under $MAILLEDGER_DATA_DIR/keys (the first one created on first use), retention and
 // spam header from the configuration. Keys that cannot be read are a usage error.
-func openArchive(cfg app.Config, db *database.DB, blobs archive.BlobStore, tagger archive.HeaderTagger) (*archive.Archive, error) {
+func openArchive(cfg app.Config, db *database.DB, blobs archive.BlobStore, rules *appRules) (*archive.Archive, error) {
 	keys, err := archive.LoadOrCreateKeyring(cfg.KeyDir())
 	if err != nil {
 		return nil, usageError(err)
 	}
 	return archive.New(db, blobs, keys, archive.Options{Retention: cfg.Retention(), SpamHeader: cfg.SpamHeader,
-		SpamRetention: cfg.SpamRetention(), DiscardSpam: cfg.DiscardSpam(), Tagger: tagger})
+		SpamRetention: cfg.SpamRetention(), DiscardSpam: cfg.DiscardSpam(), Tagger: rules.tagger, Policy: rules.retention})
 }
 
 // opened is what a command works on: the configuration, and what it asked for of the
@@ -94,9 +94,30 @@ type opened struct {
 	// s3cfg is the object store's configuration (S3_*), s3 the store when it is used.
 	s3cfg s3store.Config
 	s3    *s3store.Store
-	// tagger applies the header checks to what the archive stores (SIGHUP and the
-	// management API make it read them again).
-	tagger *app.HeaderTagger
+	// rules are the tenants' header checks and retention rules that the archive applies
+	// to what it stores (SIGHUP and the API make them be read again).
+	rules appRules
+}
+
+// appRules are the rules of the tenants the archive applies when it stores a message.
+type appRules struct {
+	tagger    *app.HeaderTagger
+	retention *app.RetentionPolicy
+}
+
+func newAppRules(db *database.DB, logger *slog.Logger) (appRules, error) {
+	tagger, err := app.NewHeaderTagger(db, app.HeaderTaggerConfig{Logger: logger})
+	if err != nil {
+		return appRules{}, err
+	}
+	retention, err := app.NewRetentionPolicy(db, app.RetentionPolicyConfig{Logger: logger})
+	return appRules{tagger: tagger, retention: retention}, err
+}
+
+// invalidate makes the rules be read again before the next message.
+func (r appRules) invalidate() {
+	r.tagger.Invalidate()
+	r.retention.Invalidate()
 }
 
 // parts says what open opens besides the configuration and the database.
@@ -158,10 +179,10 @@ func (o *opened) openStores(ctx context.Context, what parts, metrics eventstore.
 		if err != nil {
 			return err
 		}
-		if o.tagger, err = app.NewHeaderTagger(o.db, app.HeaderTaggerConfig{Logger: logger}); err != nil {
+		if o.rules, err = newAppRules(o.db, logger); err != nil {
 			return err
 		}
-		if o.arc, err = openArchive(o.cfg, o.db, blobs, o.tagger); err != nil {
+		if o.arc, err = openArchive(o.cfg, o.db, blobs, &o.rules); err != nil {
 			return err
 		}
 		if err = o.arc.CheckStorageMode(ctx); err != nil {
