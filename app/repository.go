@@ -57,6 +57,21 @@ func (r *repository[S, P]) loadTx(ctx context.Context, tx *ledgerTx, tenant, id 
 }
 
 func (r *repository[S, P]) replay(tenant, id string, recs []eventstore.Record) (*S, error) {
+	return r.replayEach(tenant, id, recs, nil)
+}
+
+// history replays the stream of instance id like load, calling after with each record
+// and the state it left (the history of a request, event by event).
+func (r *repository[S, P]) history(ctx context.Context, tenant, id string, after func(rec *eventstore.Record, s *S)) error {
+	recs, err := r.store.Load(ctx, r.streamID(id))
+	if err != nil {
+		return err
+	}
+	_, err = r.replayEach(tenant, id, recs, after)
+	return err
+}
+
+func (r *repository[S, P]) replayEach(tenant, id string, recs []eventstore.Record, after func(rec *eventstore.Record, s *S)) (*S, error) {
 	if len(recs) == 0 || (tenant != AllTenants && recs[0].TenantID != tenant) {
 		return nil, fmt.Errorf("%w: %s %s", ErrNotFound, r.noun, id)
 	}
@@ -67,6 +82,9 @@ func (r *repository[S, P]) replay(tenant, id string, recs []eventstore.Record) (
 			return nil, err
 		}
 		P(s).Apply(ev, recs[i].RecordedAt)
+		if after != nil {
+			after(&recs[i], s)
+		}
 	}
 	return s, nil
 }

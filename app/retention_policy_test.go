@@ -31,8 +31,12 @@ func TestRetentionPolicyMostSpecificWins(t *testing.T) {
 	require.NoError(t, err)
 	p, err := app.NewRetentionPolicy(db, app.RetentionPolicyConfig{Refresh: time.Hour})
 	require.NoError(t, err)
-	from := func(a string) analyzer.Address { return analyzer.Address{Mailbox: analyzer.Mailbox{Key: a}, Role: analyzer.Sender} }
-	to := func(a string) analyzer.Address { return analyzer.Address{Mailbox: analyzer.Mailbox{Key: a}, Role: analyzer.Recipient} }
+	from := func(a string) analyzer.Address {
+		return analyzer.Address{Mailbox: analyzer.Mailbox{Key: a}, Role: analyzer.Sender}
+	}
+	to := func(a string) analyzer.Address {
+		return analyzer.Address{Mailbox: analyzer.Mailbox{Key: a}, Role: analyzer.Recipient}
+	}
 	days := func(tenant string, roles ...analyzer.Address) int {
 		d, ok := p.Retention(tenant, roles)
 		if !ok {

@@ -26,6 +26,7 @@ func (s *Server) erasureRoutes(api *mux.Router) {
 	api.Handle(one+"/reject", withQuery(onlyPOST(s.requestAction(http.StatusOK, rejectRequest)), "tenant"))
 	api.Handle(one+"/execute", withQuery(onlyPOST(s.requestAction(http.StatusAccepted, executeRequest)), "tenant"))
 	api.Handle(one+"/audit", withQuery(onlyGET(s.requestAudit), "tenant"))
+	api.Handle(one+"/history", withQuery(onlyGET(s.requestHistory), "tenant"))
 	s.certificateRoutes(api, one)
 }
 

@@ -78,7 +78,6 @@ type Request struct {
 	RejectionReason string
 	ExecutedAt      time.Time
 	DeletedCount    int
-	CertificateHash string
 	Version         int64
 }
 
