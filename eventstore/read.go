@@ -138,3 +138,23 @@ func readTx(ctx context.Context, tx *database.Tx, q string, args ...any) ([]Reco
 	}
 	return out, rows.Err()
 }
+
+// EventFilter selects events for Events: of one tenant (empty: every tenant's), of one
+// stream and of one type when set, from position From on (inclusive), at most Limit.
+type EventFilter struct {
+	Tenant, StreamID, Type string
+	From                   int64
+	Limit                  int
+}
+
+// Events returns the events f selects in position order, exactly as stored (the form
+// their hashes cover).
+func (s *Store) Events(ctx context.Context, f EventFilter) ([]Record, error) {
+	q, args := selectEvents+`WHERE position >= ?`, []any{f.From}
+	for _, c := range []struct{ col, v string }{{"tenant_id", f.Tenant}, {"stream_id", f.StreamID}, {"event_type", f.Type}} {
+		if c.v != "" {
+			q, args = q+` AND `+c.col+` = ?`, append(args, c.v)
+		}
+	}
+	return s.query(ctx, false, q+` ORDER BY position LIMIT ?`, append(args, f.Limit)...)
+}

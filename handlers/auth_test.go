@@ -53,6 +53,8 @@ var authMatrix = []struct {
 	{"GET", fixed("/api/v1/ledger/checkpoint"), "", [7]int{401, 401, 200, 200, 200, 200, 200}},
 	{"GET", fixed("/api/v1/ledger/proof?position=1"), "", [7]int{401, 401, 200, 200, 200, 200, 200}},
 	{"GET", fixed("/api/v1/ledger/consistency?from=0&to=1"), "", [7]int{401, 401, 200, 200, 200, 200, 200}},
+	{"GET", fixed("/api/v1/ledger/events"), "", [7]int{401, 401, 403, 403, 200, 403, 200}},
+	{"GET", fixed("/api/v1/admin/retention-rules"), "", [7]int{401, 401, 403, 403, 200, 403, 200}},
 	{"GET", fixed("/api/v1/messages"), "", [7]int{401, 401, 200, 200, 200, 200, 200}},
 	{"GET", message("mine", ""), "", [7]int{401, 401, 200, 404, 200, 200, 200}},
 	{"GET", message("mine", "/raw"), "", [7]int{401, 401, 200, 404, 200, 200, 200}},

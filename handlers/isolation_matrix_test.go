@@ -95,6 +95,8 @@ var isolationProbes = map[string][]isolationProbe{
 	"/api/v1/ledger/checkpoint":  {get("/api/v1/ledger/checkpoint")},
 	"/api/v1/ledger/proof":       {get("/api/v1/ledger/proof?position=1")},
 	"/api/v1/ledger/consistency": {get("/api/v1/ledger/consistency?from=1&to=2")},
+	"/api/v1/ledger/events": {get("/api/v1/ledger/events?limit=1000"), get("/api/v1/ledger/events?type=legalhold.placed"),
+		{method: "GET", path: fixed2("/api/v1/ledger/events?tenant=beta")}},
 	"/api/v1/messages": {get("/api/v1/messages"), get("/api/v1/messages?q=plans"),
 		{method: "GET", path: fixed2("/api/v1/messages?tenant=beta")}},
 	"/api/v1/messages/{id}":         {onMessage("GET", "")},

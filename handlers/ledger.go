@@ -20,6 +20,7 @@ func (s *Server) ledgerRoutes(api *mux.Router) {
 	api.Handle("/ledger/checkpoint", withQuery(onlyGET(s.checkpoint)))
 	api.Handle("/ledger/proof", withQuery(onlyGET(s.inclusionProof), "position", "size"))
 	api.Handle("/ledger/consistency", withQuery(onlyGET(s.consistencyProof), "from", "to"))
+	api.Handle("/ledger/events", withQuery(onlyGET(s.ledgerEvents), "stream", "type", "from", "limit", "tenant"))
 }
 
 // publicKey answers the checkpoint verifier key, "<name>+<hash>+<base64>", as text.
