@@ -179,6 +179,10 @@ func TestCertificatePDFWithoutService(t *testing.T) {
 		assert.Equal(t, http.StatusOK, resp.StatusCode, "%s: the HTML certificate works: %s", name, raw)
 		resp, raw = f.getAs(auditorUser, base+"/bundle")
 		assert.Equal(t, http.StatusOK, resp.StatusCode, "%s: the bundle works: %s", name, raw)
+		assert.NotContains(t, f.logs.String(), `"level":"ERROR"`, "%s: a PDF service that is down is the operator's warning, not an error", name)
+		if name != "unset" {
+			assert.Contains(t, f.logs.String(), `"level":"WARN"`, name)
+		}
 	}
 }
 

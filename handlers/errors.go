@@ -282,7 +282,13 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 		logger = slog.Default()
 	}
 	if e.status >= 500 && !errors.Is(r.Context().Err(), context.Canceled) && !errors.Is(err, render.ErrPDFNotConfigured) {
-		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
+		// 503: a part the request needs is down, busy or not set up (the PDF service, the
+		// smarthost, the database): the operator's warning, not a fault of the server.
+		level := slog.LevelError
+		if e.status == http.StatusServiceUnavailable {
+			level = slog.LevelWarn
+		}
+		logger.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path,
 			"status", e.status, "code", e.Code, "request_id", requestID(r.Context()), "error", err.Error())
 	}
 	switch e.status {

@@ -75,6 +75,7 @@ only). Prints "reindexed N messages, F could not be read"; each message that can
 read is named on stderr, left as it was, and makes the exit code 1.
 `},
 	{"verify-certificate", verifyCertificateUsage},
+	{"pdfservice", pdfserviceUsage},
 	{"help", usage},
 }
 

@@ -39,6 +39,7 @@ commands:
                          roles and date (after an upgrade that says so); resumable
   verify-certificate FILE --public-key KEY [--origin O]
                          check an erasure certificate bundle offline (no database)
+  pdfservice [--addr A]  a PDF service for the certificates (Gotenberg's route) over the local chromium
   help [COMMAND]         show this text, or a command's usage (also: COMMAND --help)
 
 configuration (environment; docs/operations.md says more about each):
@@ -106,6 +107,9 @@ func main() {
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "verify-certificate" { // offline: no configuration, no database
 		return verifyCertificateCommand(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "pdfservice" { // no configuration, no database
+		return pdfserviceCommand(ctx, args[1:], stdout, stderr)
 	}
 	err := dispatch(ctx, args, getenv, stdout, stderr)
 	if err == nil {

@@ -1,7 +1,6 @@
-// Package pdftest is a local stand-in for the Gotenberg PDF service, for tests: an HTTP
-// server speaking Gotenberg's POST /forms/chromium/convert/html that renders the uploaded
-// index.html with Debian's chromium (--headless --print-to-pdf), and a helper that reads
-// a PDF's text with pdftotext (poppler-utils).
+// Package pdftest runs the PDF service (package pdfservice: Gotenberg's POST
+// /forms/chromium/convert/html over Debian's chromium) for tests, and reads a PDF's text
+// and pages back with poppler-utils (pdftotext, pdfinfo).
 //
 // Tests that need chromium or pdftotext call Require: it skips the test with a loud SKIP
 // line when they are missing, except under CI=true, where it fails instead.
@@ -9,17 +8,13 @@ package pdftest
 
 import (
 	"errors"
-	"fmt"
-	"net/http"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/mailledger/mailledger/certificate/render"
+	"github.com/mailledger/mailledger/pdfservice"
 )
 
 // chromiumNames are the commands tried, in order, to find chromium.
@@ -52,8 +47,9 @@ func Require(tb testing.TB) {
 	tb.Skipf("SKIP: %v", err)
 }
 
-// Start calls Require and starts the stand-in service; it stops when tb ends. Give its
-// URL to render.PDFClient.
+// Start calls Require and starts the PDF service (package pdfservice, what `mailledger
+// pdfservice` runs) over the local chromium; it stops when tb ends. Give its URL to
+// render.PDFClient.
 func Start(tb testing.TB) *httptest.Server {
 	tb.Helper()
 	Require(tb)
@@ -61,69 +57,11 @@ func Start(tb testing.TB) *httptest.Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv := httptest.NewServer(&Server{Chromium: chromium, TempDir: tb.TempDir()})
-	tb.Cleanup(srv.Close)
-	return srv
-}
-
-// Server is an http.Handler answering Gotenberg's HTML route: it renders one request at a
-// time (chromium is heavy), answers 404 to any other route, 400 when index.html is
-// missing and 500 when chromium fails, as Gotenberg does.
-type Server struct {
-	// Chromium is the path of the chromium command; TempDir holds each request's files.
-	Chromium string
-	TempDir  string
-	// Timeout bounds one rendering; zero means 90 s.
-	Timeout time.Duration
-
-	mu sync.Mutex
-	n  int
-}
-
-// ServeHTTP converts the uploaded index.html to PDF.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != render.ConvertHTMLRoute {
-		http.NotFound(w, r)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.n++
-	dir := filepath.Join(s.TempDir, fmt.Sprintf("req-%d", s.n))
-	if err := saveUploads(r, dir); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	defer os.RemoveAll(dir)
-	pdf, err := s.render(r.Context(), dir)
+	svc, err := pdfservice.New(pdfservice.Config{Chromium: chromium, TempDir: tb.TempDir(), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+		tb.Fatal(err)
 	}
-	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", `attachment; filename="certificate.pdf"`)
-	_, _ = w.Write(pdf)
-}
-
-// saveUploads writes the multipart files of the "files" field into dir, flat, by base
-// name, as Gotenberg does, and requires one named index.html.
-func saveUploads(r *http.Request, dir string) error {
-	if err := r.ParseMultipartForm(32 << 20); err != nil {
-		return fmt.Errorf("bad multipart form: %v", err)
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	found := false
-	for _, fh := range r.MultipartForm.File["files"] {
-		name := filepath.Base(fh.Filename)
-		found = found || name == "index.html"
-		if err := saveUpload(fh, filepath.Join(dir, name)); err != nil {
-			return err
-		}
-	}
-	if !found {
-		return errors.New("form file 'index.html' is required")
-	}
-	return nil
+	srv := httptest.NewServer(svc)
+	tb.Cleanup(func() { srv.Close(); svc.Close() })
+	return srv
 }
