@@ -28,7 +28,9 @@ func TestPDFServiceCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr bytes.Buffer
 	code := make(chan int, 1)
-	go func() { code <- run(ctx, []string{"pdfservice", "--addr", addr, "--concurrent", "1"}, func(string) string { return "" }, io.Discard, &stderr) }()
+	go func() {
+		code <- run(ctx, []string{"pdfservice", "--addr", addr, "--concurrent", "1"}, func(string) string { return "" }, io.Discard, &stderr)
+	}()
 	require.Eventually(t, func() bool {
 		r, err := http.Get("http://" + addr + "/health")
 		if err != nil {
