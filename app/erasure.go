@@ -21,6 +21,8 @@ type ErasureArchive interface {
 	Assess(ctx context.Context, tenant string, addrs []string) (archive.Scope, []archive.Hold, string, error)
 	BlockingHolds(ctx context.Context, tenant string, addrs []string) ([]archive.Hold, string, error)
 	Erase(ctx context.Context, r archive.EraseRequest) (int, error)
+	ErasedCount(ctx context.Context, tenant, requestID string) (int, error)
+	ReturnedFiles(ctx context.Context, tenant, requestID string) (int, error)
 }
 
 var _ ErasureArchive = (*archive.Archive)(nil)

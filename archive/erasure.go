@@ -233,6 +233,9 @@ type EraseRequest struct {
 	Batch int
 	// Lock, when set, runs first in every transaction (see LockFunc).
 	Lock LockFunc
+	// DatedBefore, when set, keeps the scope to messages dated before it (a re-applied
+	// erasure: the mail its execution saw, not mail the subject sent later).
+	DatedBefore time.Time
 }
 
 // ErrBadErasure means an EraseRequest lacks its tenant, request id or addresses.
@@ -281,9 +284,13 @@ func (a *Archive) Erase(ctx context.Context, r EraseRequest) (int, error) {
 // scopePage returns the ids of up to limit visible messages in the request's scope with
 // an id above after, in id order. It takes no lock: the batches check every id again.
 func (a *Archive) scopePage(ctx context.Context, r EraseRequest, after int64, limit int) ([]int64, error) {
+	dated, datedArgs := "", []any{}
+	if !r.DatedBefore.IsZero() {
+		dated, datedArgs = ` AND m.msgdate < ?`, []any{database.TimeArg(a.db.Dialect, r.DatedBefore)}
+	}
 	q := `SELECT m.id FROM (SELECT DISTINCT id FROM address_role WHERE addr IN (` + database.InList(len(r.Addresses)) + `) AND id > ?) a` +
-		joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible + ` ORDER BY m.id LIMIT ?`
-	args := append(stringArgs(r.Addresses), after, r.Tenant, limit)
+		joinMetadata(a.db.Dialect) + `WHERE m.tenant_id = ? AND ` + visible + dated + ` ORDER BY m.id LIMIT ?`
+	args := append(append(append(stringArgs(r.Addresses), after, r.Tenant), datedArgs...), limit)
 	rows, err := a.db.QueryContext(ctx, a.db.Rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("erasure scope ids: %w", err)

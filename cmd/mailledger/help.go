@@ -74,6 +74,18 @@ when run again. A completed run is recorded in the ledger (archive.reindexed, co
 only). Prints "reindexed N messages, F could not be read"; each message that cannot be
 read is named on stderr, left as it was, and makes the exit code 1.
 `},
+	{"erasures", erasuresUsage + "\n\nerasures has one subcommand, reapply: see mailledger erasures reapply --help.\n"},
+	{"erasures reapply", erasuresUsage + `
+
+Applies every completed erasure in the ledger again: after the database's archive tables
+or the message store were restored from a backup older than some erasures, the messages
+of an erasure's scope dated before its execution that are visible again are erased again
+(retained until today, out of search; an active legal hold still keeps them), and the
+files of erased messages that are back in the store go at the next purge. One
+erasure.reapplied event records what was found. Prints "reapplied erasures: R found
+something, E messages erased again, F files back for the next purge". serve runs it at
+start when a completed erasure has no message marked with its id.
+`},
 	{"verify-certificate", verifyCertificateUsage},
 	{"pdfservice", pdfserviceUsage},
 	{"help", usage},

@@ -37,6 +37,7 @@ commands:
                          mail included) that no legal hold keeps, record it in the ledger
   reindex                re-read every stored message and rebuild its search terms, address
                          roles and date (after an upgrade that says so); resumable
+  erasures reapply       apply every completed erasure again, after a restore from a backup
   verify-certificate FILE --public-key KEY [--origin O]
                          check an erasure certificate bundle offline (no database)
   pdfservice [--addr A]  a PDF service for the certificates (Gotenberg's route) over the local chromium
@@ -160,6 +161,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return env.noArgs(ctx, cmd, rest, env.reindex)
 	case "projections":
 		return env.projectionsCommand(ctx, rest)
+	case "erasures":
+		return env.erasuresCommand(ctx, rest)
 	}
 	return unknownCommand(cmd, args[:1])
 }

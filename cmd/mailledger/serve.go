@@ -183,6 +183,9 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := reapplyIfOlder(ctx, application.Erasure, svc.logger); err != nil {
+		return nil, err
+	}
 	purger, err := app.NewPurger(store, arc, app.PurgerConfig{})
 	if err != nil {
 		return nil, err
