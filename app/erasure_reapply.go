@@ -40,8 +40,9 @@ type ReapplyReport struct {
 // message of an erasure's scope dated before its execution that is visible again is
 // erased again (retained until today, out of the index; an active legal hold still keeps
 // it), and an erased message whose file is back in the store is marked for the next
-// purge. One erasure.reapplied event records the run, whatever it found.
-func (e *Erasure) Reapply(ctx context.Context, md domain.Metadata) (*ReapplyReport, error) {
+// purge. One erasure.reapplied event records the run, whatever it found, by actor.
+func (e *Erasure) Reapply(ctx context.Context, actor string) (*ReapplyReport, error) {
+	md := domain.Metadata{Actor: actor}
 	done, err := e.queryRequests(ctx, `SELECT `+requestColumns+` FROM gdpr_requests WHERE status = ? ORDER BY id`, erasure.StatusCompleted)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/mailledger/mailledger/app"
-	"github.com/mailledger/mailledger/domain"
 )
 
 const erasuresUsage = "usage: mailledger erasures reapply"
@@ -41,7 +40,7 @@ func (env *environment) reapplyErasures(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rep, err := er.Reapply(ctx, domain.Metadata{Actor: reapplyActor})
+	rep, err := er.Reapply(ctx, reapplyActor)
 	if err != nil {
 		return err
 	}
@@ -66,7 +65,7 @@ func reapplyIfOlder(ctx context.Context, er *app.Erasure, logger *slog.Logger) e
 		return err
 	}
 	logger.Warn("the archive looks older than the ledger (a completed erasure has no message marked with its id): applying the erasures again")
-	rep, err := er.Reapply(ctx, domain.Metadata{Actor: reapplyActor})
+	rep, err := er.Reapply(ctx, reapplyActor)
 	if err != nil {
 		return fmt.Errorf("reapply erasures: %w", err)
 	}
