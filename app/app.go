@@ -60,7 +60,8 @@ func New(store *eventstore.Store, signer *eventstore.Signer, cfg ApplicationConf
 	if a.Tenancy, err = NewTenancy(store.DB(), cfg.Multitenancy); err != nil {
 		return nil, err
 	}
-	if a.Management, err = NewManagement(store, a.Tenancy, ManagementConfig{Multitenancy: cfg.Multitenancy, HeaderChecksChanged: cfg.HeaderChecksChanged}); err != nil {
+	if a.Management, err = NewManagement(store, a.Tenancy, ManagementConfig{Multitenancy: cfg.Multitenancy,
+		HeaderChecksChanged: cfg.HeaderChecksChanged, Storage: cfg.Storage}); err != nil {
 		return nil, err
 	}
 	if err := a.addArchiveUses(store, cfg); err != nil {

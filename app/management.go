@@ -37,6 +37,18 @@ type ManagementConfig struct {
 	// HeaderChecksChanged is called after a committed change of header checks (the
 	// HeaderTagger's Invalidate), so that the next message is tagged by the new rules.
 	HeaderChecksChanged func()
+	// Storage reports the message store's usage and health for the customer list; nil:
+	// the sum of the tenant's message sizes, and no store check.
+	Storage StorageUsage
+}
+
+// StorageUsage is the message store as the customer list shows it (`used`, `status`).
+type StorageUsage interface {
+	// Used is what tenant's mail takes in the store; ok false when the store has no
+	// figure (yet), and the sum of the messages' sizes is shown instead.
+	Used(ctx context.Context, tenant string) (bytes int64, ok bool, err error)
+	// Check says whether the store answers.
+	Check(ctx context.Context) error
 }
 
 func (c *ManagementConfig) setDefaults() {

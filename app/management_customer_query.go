@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/domain/management"
@@ -106,10 +107,13 @@ func (m *Management) Customers(ctx context.Context, c Caller) ([]CustomerView, e
 	if err != nil {
 		return nil, err
 	}
+	storeErr := m.checkStore(ctx)
 	for i := range list {
 		status := "OK"
 		if err := m.fillUsed(ctx, &list[i]); err != nil {
 			status = "database: " + err.Error()
+		} else if storeErr != nil {
+			status = "store: " + storeErr.Error()
 		}
 		list[i].Status = &status
 	}
@@ -137,16 +141,38 @@ func (m *Management) Customer(ctx context.Context, c Caller, id string) (*Custom
 	return &cu, m.fillUsed(ctx, &cu)
 }
 
-// fillUsed sets the bytes the customer's tenant stores in the archive.
+// fillUsed sets the bytes the customer's tenant stores: the store's figure (the bucket
+// statistics in S3 mode), else the sum of its messages' sizes.
 func (m *Management) fillUsed(ctx context.Context, c *CustomerView) error {
+	tenant := m.tenancy.tenantOf(c.CustomerID)
+	if m.cfg.Storage != nil {
+		n, ok, err := m.cfg.Storage.Used(ctx, tenant)
+		if err != nil {
+			return fmt.Errorf("read used: %w", err)
+		}
+		if ok {
+			c.Used = nullNum(sql.NullInt64{Int64: n, Valid: true})
+			return nil
+		}
+	}
 	db := m.store.DB()
 	var used sql.NullInt64
-	err := db.QueryRowContext(ctx, db.Rebind(`SELECT SUM(size) FROM metadata WHERE tenant_id = ?`), m.tenancy.tenantOf(c.CustomerID)).Scan(&used)
+	err := db.QueryRowContext(ctx, db.Rebind(`SELECT SUM(size) FROM metadata WHERE tenant_id = ? AND deleted = 0`), tenant).Scan(&used)
 	if err != nil {
 		return fmt.Errorf("read used: %w", err)
 	}
 	c.Used = nullNum(sql.NullInt64{Int64: used.Int64, Valid: true})
 	return nil
+}
+
+// checkStore is the store's answer, nil without a Storage.
+func (m *Management) checkStore(ctx context.Context) error {
+	if m.cfg.Storage == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return m.cfg.Storage.Check(ctx)
 }
 
 // UpdateCustomers changes the customers of in. A customer administrator may change only

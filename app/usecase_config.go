@@ -29,6 +29,9 @@ type ApplicationConfig struct {
 	// HeaderChecksChanged is called after the management API changed header checks
 	// (HeaderTagger.Invalidate); nil: nobody is told.
 	HeaderChecksChanged func()
+	// Storage reports the message store's usage and health to the management API's
+	// customer list; nil: the messages' sizes, no store check.
+	Storage StorageUsage
 	// RetentionChanged is called after a retention rule was added or deleted
 	// (RetentionPolicy.Invalidate); nil: nobody is told.
 	RetentionChanged func()

@@ -99,3 +99,9 @@ func (s *Store) walkBucket(ctx context.Context, bucket string, fn func(object st
 	}
 	return nil
 }
+
+// Ping says whether the object store answers (a list of the buckets).
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.listBuckets(ctx)
+	return err
+}

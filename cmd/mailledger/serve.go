@@ -179,7 +179,7 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	application, err := newApplication(svc.cfg, store, signer, arc, svc.rules, svc.logger)
+	application, err := newApplication(svc.cfg, store, signer, arc, svc.rules, svc.storageUsage(), svc.logger)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func (svc *service) startSMTP(arc *archive.Archive) error {
 // (GDPR_DISTINCT_APPROVER), the eDiscovery exports (DIR_EXPORT, EDISCOVERY_*; their runs
 // log to logger), the certificates (PDFSERVICE_URL) and the restores (SMARTHOST_*).
 func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.Signer, arc *archive.Archive,
-	rules appRules, logger *slog.Logger) (*app.Application, error) {
+	rules appRules, storage app.StorageUsage, logger *slog.Logger) (*app.Application, error) {
 	exports := cfg.Exports
 	exports.Logger = logger
 	if cfg.PDFServiceURL == "" {
@@ -238,6 +238,7 @@ func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.
 		Smarthost:           relay,
 		HeaderChecksChanged: rules.tagger.Invalidate,
 		RetentionChanged:    rules.retention.Invalidate,
+		Storage:             storage,
 		Exports:             &exports,
 		Erasure:             app.ErasureConfig{AllowSameApprover: !cfg.DistinctApprover, Logger: logger},
 		Certificates:        app.CertificatesConfig{PDFServiceURL: cfg.PDFServiceURL},
