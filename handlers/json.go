@@ -52,18 +52,28 @@ func limitBody(next http.Handler) http.Handler {
 // a *ValidationError from a field's own decoder, a *http.MaxBytesError over
 // MaxBodyBytes, or ErrRequestTimeout when the client does not send the body in time.
 func decodeJSON(r *http.Request, v any) error {
+	raw, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return unmarshalObject(raw, v)
+}
+
+// readBody reads the whole body: a *http.MaxBytesError over MaxBodyBytes,
+// ErrRequestTimeout when the client does not send it in time, ErrInvalidJSON otherwise.
+func readBody(r *http.Request) ([]byte, error) {
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooBig):
-			return err
+			return nil, err
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			return fmt.Errorf("%w: the body did not arrive in time", ErrRequestTimeout)
+			return nil, fmt.Errorf("%w: the body did not arrive in time", ErrRequestTimeout)
 		}
-		return fmt.Errorf("%w: the body could not be read", ErrInvalidJSON)
+		return nil, fmt.Errorf("%w: the body could not be read", ErrInvalidJSON)
 	}
-	return unmarshalObject(raw, v)
+	return raw, nil
 }
 
 // unmarshalObject decodes raw, which must be exactly one JSON object, into v.

@@ -77,6 +77,20 @@ func (s *Server) listHolds(w http.ResponseWriter, r *http.Request) {
 // A global administrator places it in the tenant of the `tenant` query parameter
 // ("default" when absent), an auditor in their own.
 func (s *Server) placeHold(w http.ResponseWriter, r *http.Request) {
+	createInTenant(s, w, r, legalHoldsPath, func(tenant string, in app.PlaceHoldInput) (string, any, error) {
+		hold, err := s.app.Load().LegalHolds.Place(r.Context(), tenant, in, metadata(r))
+		if err != nil {
+			return "", nil, err
+		}
+		return hold.ID, holdView(hold), nil
+	})
+}
+
+// createInTenant answers a POST that creates an object for the roles that manage legal
+// holds, in the tenant the caller acts in (their own; a global administrator's
+// `?tenant=`, "default" when absent): the body decoded into an In, then 201 with the
+// object's view and its Location under base.
+func createInTenant[In any](s *Server, w http.ResponseWriter, r *http.Request, base string, create func(tenant string, in In) (id string, view any, err error)) {
 	c := caller(r)
 	if _, err := holdScope(c); err != nil {
 		writeError(w, r, s.logger, err)
@@ -87,18 +101,18 @@ func (s *Server) placeHold(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.logger, err)
 		return
 	}
-	var in app.PlaceHoldInput
+	var in In
 	if err := decodeJSON(r, &in); err != nil {
 		writeError(w, r, s.logger, err)
 		return
 	}
-	hold, err := s.app.Load().LegalHolds.Place(r.Context(), tenant, in, metadata(r))
+	id, view, err := create(tenant, in)
 	if err != nil {
 		writeError(w, r, s.logger, err)
 		return
 	}
-	w.Header().Set("Location", legalHoldsPath+"/"+url.PathEscape(hold.ID))
-	writeJSON(w, http.StatusCreated, holdView(hold))
+	w.Header().Set("Location", base+"/"+url.PathEscape(id))
+	writeJSON(w, http.StatusCreated, view)
 }
 
 // getHold answers GET /api/v1/admin/legal-holds/{id}.

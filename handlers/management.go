@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 
 	"github.com/gorilla/mux"
 
@@ -136,16 +133,9 @@ func (s *Server) group(w http.ResponseWriter, r *http.Request) {
 // decodeArray reads the body, whatever its Content-Type, as one JSON array of objects
 // into v, rejecting unknown fields and trailing data.
 func decodeArray(r *http.Request, v any) error {
-	raw, err := io.ReadAll(r.Body)
+	raw, err := readBody(r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooBig):
-			return err
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			return fmt.Errorf("%w: the body did not arrive in time", ErrRequestTimeout)
-		}
-		return fmt.Errorf("%w: the body could not be read", ErrInvalidJSON)
+		return err
 	}
 	trimmed := bytes.TrimLeft(raw, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '[' {

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"net/url"
 
 	"github.com/gorilla/mux"
 
@@ -57,28 +56,13 @@ func (s *Server) listRetentionRules(w http.ResponseWriter, r *http.Request) {
 // addRetentionRule answers POST /api/v1/admin/retention-rules: 201 with the rule and its
 // Location; in the tenant of the `tenant` parameter for a global administrator.
 func (s *Server) addRetentionRule(w http.ResponseWriter, r *http.Request) {
-	c := caller(r)
-	if _, err := holdScope(c); err != nil {
-		writeError(w, r, s.logger, err)
-		return
-	}
-	tenant, err := s.tenantParam(r, c)
-	if err != nil {
-		writeError(w, r, s.logger, err)
-		return
-	}
-	var in app.RetentionRuleInput
-	if err := decodeJSON(r, &in); err != nil {
-		writeError(w, r, s.logger, err)
-		return
-	}
-	rule, err := s.app.Load().RetentionRules.Add(r.Context(), tenant, in, metadata(r))
-	if err != nil {
-		writeError(w, r, s.logger, err)
-		return
-	}
-	w.Header().Set("Location", retentionRulesPath+"/"+url.PathEscape(rule.ID))
-	writeJSON(w, http.StatusCreated, retentionRuleView(rule))
+	createInTenant(s, w, r, retentionRulesPath, func(tenant string, in app.RetentionRuleInput) (string, any, error) {
+		rule, err := s.app.Load().RetentionRules.Add(r.Context(), tenant, in, metadata(r))
+		if err != nil {
+			return "", nil, err
+		}
+		return rule.ID, retentionRuleView(rule), nil
+	})
 }
 
 // getRetentionRule answers GET /api/v1/admin/retention-rules/{id}.
