@@ -3,8 +3,6 @@ package app
 import (
 	"fmt"
 	"strings"
-
-	"github.com/mailledger/mailledger/domain"
 )
 
 // checkCustomerUpdates checks who may change what, then each element's values.
@@ -20,11 +18,7 @@ func checkCustomerUpdates(c Caller, in []CustomerInput) error {
 			}
 		}
 	}
-	v := &domain.ValidationError{}
-	for i := range in {
-		in[i].validate(v, i, false)
-	}
-	return v.Err()
+	return validateAll(in, false)
 }
 
 // customerSets is the SET clause and arguments of the fields in gives.

@@ -89,11 +89,7 @@ func (m *Management) AddCustomers(ctx context.Context, c Caller, in []CustomerIn
 	if err := requireGlobal(c); err != nil {
 		return 0, err
 	}
-	v := &domain.ValidationError{}
-	for i := range in {
-		in[i].validate(v, i, true)
-	}
-	if err := v.Err(); err != nil {
+	if err := validateAll(in, true); err != nil {
 		return 0, err
 	}
 	return m.write(ctx, c, len(in), func(ch *changes) error {

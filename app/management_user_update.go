@@ -17,11 +17,7 @@ func (m *Management) UpdateUsers(ctx context.Context, c Caller, in []UserInput) 
 	if err := requireAdmin(c); err != nil {
 		return 0, err
 	}
-	v := &domain.ValidationError{}
-	for i := range in {
-		in[i].validate(v, i, false)
-	}
-	if err := v.Err(); err != nil {
+	if err := validateAll(in, false); err != nil {
 		return 0, err
 	}
 	return m.write(ctx, c, len(in), func(ch *changes) error {

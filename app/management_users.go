@@ -65,11 +65,7 @@ func (m *Management) AddUsers(ctx context.Context, c Caller, in []UserInput) (in
 	if err := requireAdmin(c); err != nil {
 		return 0, err
 	}
-	v := &domain.ValidationError{}
-	for i := range in {
-		in[i].validate(v, i, true)
-	}
-	if err := v.Err(); err != nil {
+	if err := validateAll(in, true); err != nil {
 		return 0, err
 	}
 	return m.write(ctx, c, len(in), func(ch *changes) error {
@@ -126,4 +122,20 @@ func (m *Management) domainTenantTx(ctx context.Context, ch *changes, c Caller, 
 		return DefaultTenant, nil
 	}
 	return TenantOf(m.cfg.Multitenancy, d), nil
+}
+
+// elementInput is an element of a management write array that checks itself: its
+// problems go to v under "<i>.<field>"; add says whether it is added or updated.
+type elementInput[T any] interface {
+	*T
+	validate(v *domain.ValidationError, i int, add bool)
+}
+
+// validateAll checks every element of in and reports every problem at once.
+func validateAll[T any, P elementInput[T]](in []T, add bool) error {
+	v := &domain.ValidationError{}
+	for i := range in {
+		P(&in[i]).validate(v, i, add)
+	}
+	return v.Err()
 }
