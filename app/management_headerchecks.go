@@ -89,11 +89,8 @@ func (m *Management) AddHeaderChecks(ctx context.Context, c Caller, in []HeaderC
 	}
 	return m.write(ctx, c, len(in), func(ch *changes) error {
 		for _, h := range in {
-			if _, err := ch.tx.Exec(ctx, `INSERT INTO header_checks (tenant_id, pattern, tag) VALUES (?, ?, ?)`, tenant, h.Pattern, h.Tag); err != nil {
-				return fmt.Errorf("add header check: %w", err)
-			}
-			var id int64
-			if err := ch.tx.QueryRow(ctx, `SELECT MAX(id) FROM header_checks WHERE tenant_id = ?`, tenant).Scan(&id); err != nil {
+			id, err := ch.tx.InsertID(ctx, `INSERT INTO header_checks (tenant_id, pattern, tag) VALUES (?, ?, ?)`, tenant, h.Pattern, h.Tag)
+			if err != nil {
 				return fmt.Errorf("add header check: %w", err)
 			}
 			after := map[string]any{"id": id, "pattern": h.Pattern, "tag": h.Tag}

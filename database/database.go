@@ -246,6 +246,22 @@ func (tx *Tx) QueryRow(ctx context.Context, query string, args ...any) *sql.Row 
 	return tx.Tx.QueryRowContext(ctx, Rebind(tx.Dialect, query), args...)
 }
 
+// InsertID runs an INSERT of one row into a table whose key is an auto-increment id
+// column and returns the new id: RETURNING id on PostgreSQL (whose driver has no
+// LastInsertId), the driver's last insert id elsewhere.
+func (tx *Tx) InsertID(ctx context.Context, insert string, args ...any) (int64, error) {
+	if tx.Dialect == Postgres {
+		var id int64
+		err := tx.QueryRow(ctx, insert+` RETURNING id`, args...).Scan(&id)
+		return id, err
+	}
+	res, err := tx.Exec(ctx, insert, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
 // InTx runs fn in a write transaction and commits it when fn returns nil. On SQLite the
 // process's writers queue on a mutex before taking the database's writer lock.
 func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
