@@ -8,16 +8,26 @@ import (
 	"github.com/mailledger/mailledger/bench/internal/benchenv"
 )
 
-func printUploadHeader(out io.Writer) {
-	fmt.Fprintf(out, "  %-10s %10s %10s %10s %12s %12s  %s\n", "s3_threads", "plain MB/s", "drain MB/s", "store MB/s",
-		"drain/plain", "store/plain", "CPU plain / drain / store")
-}
-
 func printUpload(out io.Writer, r uploadResult, size int64) {
 	mb := float64(size) / 1e6
-	plain, drain, full := benchenv.Rate(mb, r.plain), benchenv.Rate(mb, r.drain), benchenv.Rate(mb, r.full)
-	fmt.Fprintf(out, "  %-10d %10.1f %10.1f %10.1f %12s %12s  %s / %s / %s\n", r.threads, plain, drain, full,
-		ratioMet(drain/plain), ratioMet(full/plain), r.plainCPU, r.drainCPU, r.fullCPU)
+	plain := benchenv.Rate(mb, r.plain.took)
+	fmt.Fprintf(out, "  s3_threads %d\n", r.threads)
+	fmt.Fprintf(out, "    %-8s %9s %8s %16s  %s\n", "", "time", "MB/s", "/ plain", "CPU here (user+sys); S3 server")
+	for _, row := range []struct {
+		name string
+		l    leg
+	}{{"plain", r.plain}, {"checked", r.checked}, {"drain", r.drain}, {"store", r.store}} {
+		rate := benchenv.Rate(mb, row.l.took)
+		ratio := "(baseline)"
+		if row.name != "plain" {
+			ratio = ratioMet(rate / plain)
+		}
+		server := "n/a"
+		if row.l.hasServer {
+			server = row.l.srv.String()
+		}
+		fmt.Fprintf(out, "    %-8s %9s %8.1f %16s  %s; %s\n", row.name, row.l.took.Round(time.Millisecond), rate, ratio, row.l.cpu, server)
+	}
 }
 
 func ratioMet(r float64) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -11,7 +12,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/mailledger/mailledger/bench/internal/benchenv"
 )
 
 // s3server is the S3 server of the run, and how to stop it (nothing to stop for one
@@ -19,7 +24,29 @@ import (
 type s3server struct {
 	endpoint, accessKey, secretKey string
 	prefix                         string // the run's bucket prefix: buckets never collide with an earlier run's
+	pid                            int    // versitygw's process, when the run started it
 	stop                           func()
+}
+
+// cpu is the server's CPU time so far, read from /proc (zero for a server the run did
+// not start, or where /proc cannot be read).
+func (s *s3server) cpu() benchenv.CPUTime {
+	if s.pid <= 0 {
+		return benchenv.CPUTime{}
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
+	if err != nil {
+		return benchenv.CPUTime{}
+	}
+	// the fields after the command name (which may hold spaces) start at state, field 3
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return benchenv.CPUTime{}
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	const tick = 10 * time.Millisecond // USER_HZ = 100 on Linux
+	return benchenv.CPUTime{User: time.Duration(utime) * tick, Sys: time.Duration(stime) * tick}
 }
 
 // defaultVersitygw is versitygw on PATH, else under GOPATH/bin (where .ci/run installs it).
@@ -46,7 +73,7 @@ func s3Server(cfg *config, work string, out io.Writer) (*s3server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv.stop = func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	srv.pid, srv.stop = cmd.Process.Pid, func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
 	fmt.Fprintf(out, "S3 server: versitygw (%s) posix over %s, at %s\n\n", cfg.versitygw, work, srv.endpoint)
 	return srv, nil
 }

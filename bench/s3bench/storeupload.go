@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/archive/s3store"
-	"github.com/mailledger/mailledger/bench/internal/benchenv"
 )
 
 // storeConfig is s3store's configuration for srv with t upload workers staging under dir.
@@ -19,52 +17,56 @@ func storeConfig(srv *s3server, dir string, t int) s3store.Config {
 
 // storeDrain stages every object (untimed), then times a store's start until it has
 // uploaded them all: the upload workers alone.
-func storeDrain(ctx context.Context, srv *s3server, dir string, objs [][]byte, t int) (time.Duration, benchenv.CPUTime, error) {
+func storeDrain(ctx context.Context, srv *s3server, dir string, objs [][]byte, t int) (leg, error) {
 	tenant := filepath.Base(dir)
 	staging, err := archive.NewLocalStore(dir)
 	if err != nil {
-		return 0, benchenv.CPUTime{}, err
+		return leg{}, err
 	}
 	for i, o := range objs {
 		if err := staging.Put(ctx, archive.MessageKey(tenant, int64(i+1)), o); err != nil {
-			return 0, benchenv.CPUTime{}, err
+			return leg{}, err
 		}
 	}
-	start, cpu := time.Now(), benchenv.ProcessCPU()
-	store, err := s3store.New(storeConfig(srv, dir, t), nil)
-	if err != nil {
-		return 0, benchenv.CPUTime{}, err
+	var store *s3store.Store
+	l, err := measure(srv, func() error {
+		var err error
+		if store, err = s3store.New(storeConfig(srv, dir, t), nil); err != nil {
+			return err
+		}
+		return store.WaitUploaded(ctx)
+	})
+	if store != nil {
+		defer store.Close()
 	}
-	defer store.Close()
-	err = store.WaitUploaded(ctx)
-	took, used := time.Since(start), benchenv.ProcessCPU().Sub(cpu)
 	if err != nil {
-		return took, used, err
+		return l, err
 	}
-	return took, used, checkUploaded(ctx, store, dir, tenant, len(objs))
+	return l, checkUploaded(ctx, store, dir, tenant, len(objs))
 }
 
 // storeFull times t goroutines putting every object into a started store, then the wait
 // until it has uploaded them all.
-func storeFull(ctx context.Context, srv *s3server, dir string, objs [][]byte, t int) (time.Duration, benchenv.CPUTime, error) {
+func storeFull(ctx context.Context, srv *s3server, dir string, objs [][]byte, t int) (leg, error) {
 	tenant := filepath.Base(dir)
 	store, err := s3store.New(storeConfig(srv, dir, t), nil)
 	if err != nil {
-		return 0, benchenv.CPUTime{}, err
+		return leg{}, err
 	}
 	defer store.Close()
-	start, cpu := time.Now(), benchenv.ProcessCPU()
-	err = forEach(ctx, len(objs), t, func(i int) error {
-		return store.Put(ctx, archive.MessageKey(tenant, int64(i+1)), objs[i])
+	l, err := measure(srv, func() error {
+		err := forEach(ctx, len(objs), t, func(i int) error {
+			return store.Put(ctx, archive.MessageKey(tenant, int64(i+1)), objs[i])
+		})
+		if err != nil {
+			return err
+		}
+		return store.WaitUploaded(ctx)
 	})
-	if err == nil {
-		err = store.WaitUploaded(ctx)
-	}
-	took, used := time.Since(start), benchenv.ProcessCPU().Sub(cpu)
 	if err != nil {
-		return took, used, err
+		return l, err
 	}
-	return took, used, checkUploaded(ctx, store, dir, tenant, len(objs))
+	return l, checkUploaded(ctx, store, dir, tenant, len(objs))
 }
 
 // checkUploaded checks that the store lists n keys of tenant and that its staging

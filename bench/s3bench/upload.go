@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mailledger/mailledger/archive"
@@ -19,13 +23,26 @@ import (
 	"github.com/mailledger/mailledger/bench/internal/benchenv"
 )
 
-// uploadResult is one s3_threads value: the plain loop, the store's upload of files
-// already staged (drain), and Put + upload (store).
+// leg is one timed upload of all objects: its time, this process's CPU and the S3
+// server's (when the run started it).
+type leg struct {
+	took      time.Duration
+	cpu, srv  benchenv.CPUTime
+	hasServer bool
+}
+
+// measure times fn, with the CPU it took here and in the server.
+func measure(srv *s3server, fn func() error) (leg, error) {
+	start, cpu, scpu := time.Now(), benchenv.ProcessCPU(), srv.cpu()
+	err := fn()
+	return leg{took: time.Since(start), cpu: benchenv.ProcessCPU().Sub(cpu), srv: srv.cpu().Sub(scpu), hasServer: srv.pid > 0}, err
+}
+
+// uploadResult is one s3_threads value: the plain loop, the plain loop with s3store's
+// checks, the store's upload of files already staged (drain), and Put + upload (store).
 type uploadResult struct {
-	threads            int
-	plain, drain, full time.Duration
-	plainCPU, drainCPU benchenv.CPUTime
-	fullCPU            benchenv.CPUTime
+	threads                      int
+	plain, checked, drain, store leg
 }
 
 // runUploads seals M corpus copies and uploads them for each s3_threads value.
@@ -36,10 +53,10 @@ func runUploads(ctx context.Context, cfg *config, srv *s3server, work string, ou
 	}
 	size := benchcorpus.Size(objs)
 	fmt.Fprintf(out, "upload: %d sealed message files (corpus copies sealed with archive.Keyring), %.1f MB\n", len(objs), float64(size)/1e6)
-	fmt.Fprintf(out, "  plain: aws-sdk-go-v2 PutObject of each object, N goroutines, bucket made before timing\n")
-	fmt.Fprintf(out, "  drain: files staged before timing; s3store.New with s3_threads N, until WaitUploaded\n")
-	fmt.Fprintf(out, "  store: s3store.New with s3_threads N; N goroutines Put (staging, fsync) every object, then WaitUploaded\n")
-	printUploadHeader(out)
+	fmt.Fprintf(out, "  plain:   aws-sdk-go-v2 PutObject of each object, N goroutines, bucket made before timing (the baseline)\n")
+	fmt.Fprintf(out, "  checked: the same with what s3store adds on the wire: Content-MD5 and SHA-256 headers, then HeadObject\n")
+	fmt.Fprintf(out, "  drain:   files staged before timing; s3store.New with s3_threads N, until WaitUploaded\n")
+	fmt.Fprintf(out, "  store:   s3store.New with s3_threads N; N goroutines Put (staging, fsync) every object, then WaitUploaded\n")
 	for _, t := range cfg.threads {
 		res, err := uploadAll(ctx, srv, work, objs, t)
 		if err != nil {
@@ -54,13 +71,16 @@ func runUploads(ctx context.Context, cfg *config, srv *s3server, work string, ou
 func uploadAll(ctx context.Context, srv *s3server, work string, objs [][]byte, t int) (uploadResult, error) {
 	res := uploadResult{threads: t}
 	var err error
-	if res.plain, res.plainCPU, err = plainLoop(ctx, srv, fmt.Sprintf("plain%d", t), objs, t); err != nil {
+	if res.plain, err = plainLoop(ctx, srv, fmt.Sprintf("plain%d", t), objs, t, false); err != nil {
 		return res, fmt.Errorf("plain: %w", err)
 	}
-	if res.drain, res.drainCPU, err = storeDrain(ctx, srv, filepath.Join(work, fmt.Sprintf("drain%d", t)), objs, t); err != nil {
+	if res.checked, err = plainLoop(ctx, srv, fmt.Sprintf("checked%d", t), objs, t, true); err != nil {
+		return res, fmt.Errorf("checked: %w", err)
+	}
+	if res.drain, err = storeDrain(ctx, srv, filepath.Join(work, fmt.Sprintf("drain%d", t)), objs, t); err != nil {
 		return res, fmt.Errorf("drain: %w", err)
 	}
-	if res.full, res.fullCPU, err = storeFull(ctx, srv, filepath.Join(work, fmt.Sprintf("store%d", t)), objs, t); err != nil {
+	if res.store, err = storeFull(ctx, srv, filepath.Join(work, fmt.Sprintf("store%d", t)), objs, t); err != nil {
 		return res, fmt.Errorf("store: %w", err)
 	}
 	return res, nil
@@ -96,27 +116,41 @@ func newClient(srv *s3server) *s3.Client {
 	})
 }
 
-// plainLoop puts every object into a new bucket with t goroutines and counts them back.
-func plainLoop(ctx context.Context, srv *s3server, name string, objs [][]byte, t int) (time.Duration, benchenv.CPUTime, error) {
+// plainLoop puts every object into a new bucket with t goroutines and counts them back;
+// with checked, each put carries s3store's checksums and is followed by a HeadObject.
+func plainLoop(ctx context.Context, srv *s3server, name string, objs [][]byte, t int, checked bool) (leg, error) {
 	client, bucket := newClient(srv), srv.prefix+name
 	if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &bucket}); err != nil {
-		return 0, benchenv.CPUTime{}, err
+		return leg{}, err
 	}
-	start, cpu := time.Now(), benchenv.ProcessCPU()
-	err := forEach(ctx, len(objs), t, func(i int) error {
-		_, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: aws.String(fmt.Sprintf("%d.m", i+1)),
-			Body: bytes.NewReader(objs[i]), ContentLength: aws.Int64(int64(len(objs[i])))})
-		return err
+	l, err := measure(srv, func() error {
+		return forEach(ctx, len(objs), t, func(i int) error { return putOne(ctx, client, bucket, i, objs[i], checked) })
 	})
-	took, used := time.Since(start), benchenv.ProcessCPU().Sub(cpu)
 	if err != nil {
-		return took, used, err
+		return l, err
 	}
 	got, err := countObjects(ctx, client, bucket)
 	if err == nil && got != len(objs) {
 		err = fmt.Errorf("%d objects in the bucket; want %d", got, len(objs))
 	}
-	return took, used, err
+	return l, err
+}
+
+func putOne(ctx context.Context, client *s3.Client, bucket string, i int, data []byte, checked bool) error {
+	in := &s3.PutObjectInput{Bucket: &bucket, Key: aws.String(fmt.Sprintf("%d.m", i+1)),
+		Body: bytes.NewReader(data), ContentLength: aws.Int64(int64(len(data)))}
+	if !checked {
+		_, err := client.PutObject(ctx, in)
+		return err
+	}
+	sum, md := sha256.Sum256(data), md5.Sum(data)
+	in.ContentMD5 = aws.String(base64.StdEncoding.EncodeToString(md[:]))
+	in.ChecksumSHA256 = aws.String(base64.StdEncoding.EncodeToString(sum[:]))
+	if _, err := client.PutObject(ctx, in); err != nil {
+		return err
+	}
+	_, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: in.Key, ChecksumMode: types.ChecksumModeEnabled})
+	return err
 }
 
 func countObjects(ctx context.Context, client *s3.Client, bucket string) (int, error) {
