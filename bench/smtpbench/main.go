@@ -47,7 +47,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&pg, "postgres", c.urls[database.Postgres], "PostgreSQL admin URL (fresh databases are created on it)")
 	fs.StringVar(&c.corpus, "corpus", benchenv.EnvOr("MAILLEDGER_CORPUS", filepath.Join("..", "shared", "corpus")), "the shared corpus, read in place")
 	fs.IntVar(&c.messages, "messages", 2000, "distinct messages (copies of the corpus files), imported and sent")
-	fs.IntVar(&c.clients, "clients", 8, "concurrent SMTP clients, one connection each")
+	fs.IntVar(&c.clients, "clients", 8, "concurrent SMTP clients, one connection each (the receiver takes 50 from one address)")
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the message files, the stores and the SQLite files")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.BoolVar(&c.strict, "strict", os.Getenv("CI") == "true", "fail instead of skipping an unreachable server")
