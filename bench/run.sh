@@ -12,6 +12,10 @@
 # `go run ./bench/ledgerbench -h` and `go run ./bench/archivebench -h`), EXPORTBENCH_FLAGS
 # (`go run ./bench/exportbench -h`; exportbench works on SQLite under $TMPDIR only),
 # BENCHTIME (for the Go benchmarks in bench/, default 1x), GO (default go).
+# SMTPBENCH_FLAGS (`go run ./bench/smtpbench -h`) and S3BENCH_FLAGS (`go run ./bench/s3bench -h`):
+# s3bench uses the S3 server of TEST_S3_ENDPOINT (TEST_S3_ACCESS_KEY, TEST_S3_SECRET_KEY) or
+# starts versitygw (on PATH or in $(go env GOPATH)/bin) over a directory under $TMPDIR; with
+# neither it reports SKIP (a failure under CI=true).
 # SCALEBENCH=1 adds the million-message scale benchmark (bench/scalebench), with
 # SCALEBENCH_FLAGS (`go run ./bench/scalebench -h`); it is opt-in because it takes long
 # (see the estimate below).
@@ -48,6 +52,14 @@ echo
 echo "== GDPR erasure assessment and execution: go run ./bench/erasurebench ${ERASUREBENCH_FLAGS:-}"
 # shellcheck disable=SC2086 # ERASUREBENCH_FLAGS is a list of flags
 $GO run ./bench/erasurebench ${ERASUREBENCH_FLAGS:-}
+echo
+echo "== SMTP ingest against import (issue 12): go run ./bench/smtpbench ${SMTPBENCH_FLAGS:-}"
+# shellcheck disable=SC2086 # SMTPBENCH_FLAGS is a list of flags
+$GO run ./bench/smtpbench ${SMTPBENCH_FLAGS:-}
+echo
+echo "== S3 uploads and import into S3 mode (issue 12): go run ./bench/s3bench ${S3BENCH_FLAGS:-}"
+# shellcheck disable=SC2086 # S3BENCH_FLAGS is a list of flags
+$GO run ./bench/s3bench ${S3BENCH_FLAGS:-}
 if [ "${SCALEBENCH:-}" = 1 ]; then
 	# The full run (1,000,000 messages in steps of 100,000 on sqlite, postgres and mysql,
 	# searches and assessments after every step) takes about 3 to 4 hours on the 2-core
