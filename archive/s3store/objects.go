@@ -76,8 +76,10 @@ func (s *Store) ensureBucket(ctx context.Context, bucket string) error {
 }
 
 // upload copies data to loc with its SHA-256 and MD5 (the store refuses a body that does
-// not match them), then confirms it: the stored object must have data's size and either
-// its SHA-256 or, as ETag, its MD5.
+// not match them), then confirms it. A store that answers the upload with the SHA-256 it
+// verified confirms it in that answer (the body of that checksum, of data's size, is what
+// it stored); another is asked with HeadObject: the stored object must have data's size
+// and either its SHA-256 or, as ETag, its MD5.
 func (s *Store) upload(ctx context.Context, loc location, data []byte) error {
 	if err := s.ensureBucket(ctx, loc.bucket); err != nil {
 		return err
@@ -85,7 +87,7 @@ func (s *Store) upload(ctx context.Context, loc location, data []byte) error {
 	sum := sha256.Sum256(data)
 	md := md5.Sum(data)
 	shaB64 := base64.StdEncoding.EncodeToString(sum[:])
-	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
+	out, err := s.client.PutObject(ctx, &s3.PutObjectInput{
 		Bucket: &loc.bucket, Key: &loc.object, Body: bytes.NewReader(data),
 		ContentLength:  aws.Int64(int64(len(data))),
 		ContentMD5:     aws.String(base64.StdEncoding.EncodeToString(md[:])),
@@ -93,6 +95,9 @@ func (s *Store) upload(ctx context.Context, loc location, data []byte) error {
 	})
 	if err != nil {
 		return fmt.Errorf("s3 put %s/%s: %w", loc.bucket, loc.object, err)
+	}
+	if aws.ToString(out.ChecksumSHA256) == shaB64 {
+		return nil // confirmed by the answer: no second round trip
 	}
 	return s.confirm(ctx, loc, int64(len(data)), shaB64, hex.EncodeToString(md[:]))
 }
