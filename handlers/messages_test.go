@@ -162,8 +162,9 @@ func checkMetadataJSON(t *testing.T, f *fixture, id int64) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, "the user is in Cc: %s", raw)
 	var fields map[string]json.RawMessage
 	decode(t, raw, &fields)
-	assert.Len(t, fields, 12, "exactly the documented fields: %s", raw)
+	assert.Len(t, fields, 13, "exactly the documented fields: %s", raw)
 	assert.Equal(t, "null", string(fields["parse_note"]), "read whole: no note")
+	assert.Equal(t, "[]", string(fields["tags"]), "no header check tagged it")
 	var m messageJSON
 	decode(t, raw, &m)
 	retained, err := time.Parse(time.RFC3339, m.Retained)
