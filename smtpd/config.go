@@ -164,7 +164,7 @@ func (c *Config) setDefaults(dataDir string) {
 	setNum(&c.MaxBatchMessages, DefaultMaxBatchMessages)
 	setNum(&c.MaxBatchBytes, DefaultMaxBatchBytes)
 	if c.Tenants.byDomain == nil && c.Tenants.Default == "" {
-		c.Tenants.Default = defaultTenant
+		c.Tenants.Default, c.Tenants.defaulted = defaultTenant, true
 	}
 }
 

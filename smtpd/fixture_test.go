@@ -42,6 +42,13 @@ func startReceiver(t *testing.T, env map[string]string) *receiver {
 // startReceiverWith is startReceiver over an archive opened with opts.
 func startReceiverWith(t *testing.T, env map[string]string, opts archive.Options) *receiver {
 	t.Helper()
+	return startReceiverAdjusted(t, env, opts, nil)
+}
+
+// startReceiverAdjusted is startReceiverWith with the configuration changed by adjust
+// (given the receiver's database) before the receiver starts.
+func startReceiverAdjusted(t *testing.T, env map[string]string, opts archive.Options, adjust func(*Config, *database.DB)) *receiver {
+	t.Helper()
 	dir := t.TempDir()
 	getenv := func(k string) string {
 		if k == "SMTP_ADDR" && env[k] == "" {
@@ -58,6 +65,9 @@ func startReceiverWith(t *testing.T, env map[string]string, opts archive.Options
 	require.NoError(t, err)
 	arc, err := archive.New(db, blobs, keys, opts)
 	require.NoError(t, err)
+	if adjust != nil {
+		adjust(&cfg, db)
+	}
 	r := &receiver{t: t, arc: arc, db: db, reg: prometheus.NewRegistry(), dir: dir}
 	r.srv, err = New(cfg, arc, Options{Registerer: r.reg})
 	require.NoError(t, err)

@@ -18,6 +18,21 @@ type Tenants struct {
 	byDomain map[string]string
 	// Default is the tenant of recipients of no mapped domain; empty refuses them.
 	Default string
+	// lookup, when set (WithLookup), names the tenant of a domain the mapping does not.
+	lookup func(domain string) (string, bool)
+	// defaulted: Default is the built-in "default", not SMTP_DEFAULT_TENANT.
+	defaulted bool
+}
+
+// WithLookup returns t that also asks lookup for a domain its mapping does not name (the
+// customers of the management API under MULTITENANCY=1). A domain no one names is then
+// refused, unless SMTP_DEFAULT_TENANT names a tenant for it.
+func (t Tenants) WithLookup(lookup func(domain string) (string, bool)) Tenants {
+	t.lookup = lookup
+	if t.defaulted {
+		t.Default, t.defaulted = "", false
+	}
+	return t
 }
 
 // ParseTenants reads SMTP_TENANT_DOMAINS, comma-separated domain=tenant pairs
@@ -62,8 +77,14 @@ func (t Tenants) Mapped() bool { return len(t.byDomain) > 0 }
 
 // For returns the tenant of the recipient address rcpt; false when it has none.
 func (t Tenants) For(rcpt string) (string, bool) {
-	if tenant, ok := t.byDomain[domainOf(rcpt)]; ok {
+	domain := domainOf(rcpt)
+	if tenant, ok := t.byDomain[domain]; ok {
 		return tenant, true
+	}
+	if t.lookup != nil && domain != "" {
+		if tenant, ok := t.lookup(domain); ok {
+			return tenant, true
+		}
 	}
 	return t.Default, t.Default != ""
 }
@@ -75,7 +96,11 @@ func (t Tenants) String() string {
 		pairs = append(pairs, d+"="+tenant)
 	}
 	sort.Strings(pairs)
-	return fmt.Sprintf("domains [%s], default %q", strings.Join(pairs, ","), t.Default)
+	customers := ""
+	if t.lookup != nil {
+		customers = ", then the customers' domains"
+	}
+	return fmt.Sprintf("domains [%s]%s, default %q", strings.Join(pairs, ","), customers, t.Default)
 }
 
 // split groups rcpts by tenant, in the order each tenant first appears; every recipient

@@ -196,16 +196,22 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 		return nil, err
 	}
 	svc.api.Attach(application)
-	if err := svc.startSMTP(arc); err != nil {
+	if err := svc.startSMTP(arc, application.Tenancy); err != nil {
 		return stop, err
 	}
 	svc.logger.Info("ready", "dialect", string(svc.db.Dialect), "ledger_size", head.Size, "ledger_head", head.ChainHash.String())
 	return stop, nil
 }
 
-// startSMTP starts the SMTP receiver on SMTP_ADDR over the archive.
-func (svc *service) startSMTP(arc *archive.Archive) error {
-	srv, err := smtpd.New(svc.smtpCfg, arc, smtpd.Options{Logger: svc.logger, Registerer: svc.reg})
+// startSMTP starts the SMTP receiver on SMTP_ADDR over the archive. Under MULTITENANCY=1
+// without SMTP_TENANT_DOMAINS, a recipient's tenant is the customer whose domain it is
+// (app.DomainTenants).
+func (svc *service) startSMTP(arc *archive.Archive, tenancy *app.Tenancy) error {
+	cfg := svc.smtpCfg
+	if svc.cfg.Multitenancy && !cfg.Tenants.Mapped() {
+		cfg.Tenants = cfg.Tenants.WithLookup(app.NewDomainTenants(tenancy).Tenant)
+	}
+	srv, err := smtpd.New(cfg, arc, smtpd.Options{Logger: svc.logger, Registerer: svc.reg})
 	if err != nil {
 		return err
 	}
