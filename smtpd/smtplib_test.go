@@ -1,10 +1,12 @@
 package smtpd
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -166,6 +168,20 @@ func TestSmtplibSpamUnderTheDiscardPolicyIsAcceptedAndNotStored(t *testing.T) {
 	assert.Contains(t, res.DataText, "discarded")
 	assert.Equal(t, 0, r.count("default"))
 	assert.Equal(t, 1.0, r.metric("mailledger_smtp_discarded_total", ""))
+}
+
+func TestSmtplibSpamUnderTheKeepPolicyIsStoredWithItsRetention(t *testing.T) {
+	t.Parallel()
+	const week = 7 * 24 * time.Hour
+	r := startReceiverWith(t, nil, archive.Options{SpamHeader: "X-Spam-Flag: YES", SpamRetention: week})
+	res := r.smtplib(message("spam-2", "buy now", "X-Spam-Flag: YES"), []string{"bob@example.test"}, nil)
+	require.Equal(t, 250, res.Data, res.DataText)
+	ids := r.ids("default")
+	require.Len(t, ids, 1)
+	m, err := r.arc.Get(context.Background(), "default", ids[0])
+	require.NoError(t, err)
+	assert.True(t, m.Spam, "marked as spam")
+	assert.WithinDuration(t, m.Arrived.Add(week), m.Retained, time.Second, "kept for SPAM_RETENTION_DAYS")
 }
 
 func TestSmtplibBrokenMIMEIsStillArchivedAsItCame(t *testing.T) {
