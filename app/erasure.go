@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
@@ -152,6 +153,14 @@ func (e *Erasure) Execute(ctx context.Context, tenant, requestID string, md doma
 			return nil, err
 		}
 		return r.Execute(md.Actor, holdIDs(holds), reason)
+	})
+}
+
+// ExtendDeadline moves an open request's due date to until (at most 90 days after its
+// creation), for reason; the extension is an event of the request, with who and why.
+func (e *Erasure) ExtendDeadline(ctx context.Context, tenant, requestID string, until time.Time, reason string, md domain.Metadata) (*RequestView, error) {
+	return e.decide(ctx, tenant, requestID, md, func(r *erasure.Request) (domain.Event, error) {
+		return r.ExtendDeadline(md.Actor, until, reason)
 	})
 }
 

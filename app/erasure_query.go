@@ -38,6 +38,10 @@ type RequestView struct {
 	RedactedCount        int        `json:"redacted_count"`
 	CertificateHash      *string    `json:"certificate_hash"`
 	CertificateAvailable bool       `json:"certificate_available"`
+	// DueAt is when the request is due (30 days after its creation, later when extended);
+	// Overdue says that it is still open past it.
+	DueAt   time.Time `json:"due_at"`
+	Overdue bool      `json:"overdue"`
 	// CompletionPosition is the ledger position of the completion event, 0 before.
 	CompletionPosition int64 `json:"-"`
 }
@@ -53,6 +57,8 @@ type RequestList struct {
 // ListRequestsInput is the query of GET /requests. A zero Limit means DefaultRequestLimit.
 type ListRequestsInput struct {
 	Status string
+	// Sort is "created" (newest first, the default) or "due" (the earliest due date first).
+	Sort   string
 	Limit  int
 	Offset int
 }
@@ -63,7 +69,7 @@ const (
 	MaxRequestLimit     = 500
 )
 
-const requestColumns = `id, request_id, tenant_id, email_addresses, requester_name, status, emails_as_sender, emails_as_recipient, attachments_count, blocked_by_legal_hold, legal_hold_ids, blocked_reason, created_by, created_at, approved_by, approved_at, rejection_reason, executed_at, deleted_count, redacted_count, certificate_hash, completion_position`
+const requestColumns = `id, request_id, tenant_id, email_addresses, requester_name, status, emails_as_sender, emails_as_recipient, attachments_count, blocked_by_legal_hold, legal_hold_ids, blocked_reason, created_by, created_at, approved_by, approved_at, rejection_reason, executed_at, deleted_count, redacted_count, certificate_hash, completion_position, due_at`
 
 // Get returns one request of tenant (AllTenants for an administrator); ErrNotFound when
 // it does not exist there.
@@ -104,7 +110,11 @@ func (e *Erasure) List(ctx context.Context, tenant string, in ListRequestsInput)
 	if err := db.QueryRowContext(ctx, db.Rebind(`SELECT COUNT(*) FROM gdpr_requests`+where), args...).Scan(&out.Total); err != nil {
 		return nil, fmt.Errorf("count erasure requests: %w", err)
 	}
-	q := `SELECT ` + requestColumns + ` FROM gdpr_requests` + where + ` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`
+	order := ` ORDER BY created_at DESC, id DESC`
+	if in.Sort == "due" {
+		order = ` ORDER BY due_at, id`
+	}
+	q := `SELECT ` + requestColumns + ` FROM gdpr_requests` + where + order + ` LIMIT ? OFFSET ?`
 	var err error
 	out.Requests, err = e.queryRequests(ctx, q, append(args, in.Limit, in.Offset)...)
 	return out, err
@@ -121,6 +131,9 @@ func validateList(in ListRequestsInput) error {
 	if in.Offset < 0 {
 		v.Add("offset", "must not be negative")
 	}
+	if in.Sort != "" && in.Sort != "created" && in.Sort != "due" {
+		v.Add("sort", `must be "created" or "due"`)
+	}
 	return v.Err()
 }
 
@@ -132,7 +145,7 @@ func (e *Erasure) queryRequests(ctx context.Context, q string, args ...any) ([]R
 type requestNulls struct {
 	requester, reason, approvedBy, rejection, hash sql.NullString
 	position                                       sql.NullInt64
-	created, approvedAt, executedAt                any
+	created, approvedAt, executedAt, due           any
 	addrs, holds                                   string
 }
 
@@ -142,7 +155,7 @@ func scanRequest(rows *sql.Rows) (RequestView, error) {
 	err := rows.Scan(&v.ID, &v.RequestID, &v.TenantID, &n.addrs, &n.requester, &v.Status, &v.EmailsAsSender,
 		&v.EmailsAsRecipient, &v.AttachmentsCount, &v.BlockedByLegalHold, &n.holds, &n.reason, &v.CreatedBy,
 		&n.created, &n.approvedBy, &n.approvedAt, &n.rejection, &n.executedAt, &v.DeletedCount, &v.RedactedCount,
-		&n.hash, &n.position)
+		&n.hash, &n.position, &n.due)
 	if err != nil {
 		return v, fmt.Errorf("scan erasure request: %w", err)
 	}
@@ -173,6 +186,10 @@ func (n *requestNulls) fill(v *RequestView) error {
 	if v.ApprovedAt, err = timePtr(n.approvedAt); err != nil {
 		return err
 	}
+	if v.DueAt, err = database.TimeValue(n.due); err != nil {
+		return err
+	}
+	v.Overdue = v.Status != erasure.StatusCompleted && v.Status != erasure.StatusRejected && time.Now().After(v.DueAt)
 	v.ExecutedAt, err = timePtr(n.executedAt)
 	return err
 }

@@ -19,7 +19,7 @@ const gdprRequestsPath = "/api/v1/admin/gdpr/requests"
 
 func (s *Server) erasureRoutes(api *mux.Router) {
 	const one = "/admin/gdpr/requests/{request_id}"
-	api.Handle("/admin/gdpr/requests", withQuery(getOrPOST(s.listRequests, s.createRequest), "status", "limit", "offset", "tenant"))
+	api.Handle("/admin/gdpr/requests", withQuery(getOrPOST(s.listRequests, s.createRequest), "status", "sort", "limit", "offset", "tenant"))
 	api.Handle(one, withQuery(onlyGET(s.getRequest), "tenant"))
 	api.Handle(one+"/assess", withQuery(onlyPOST(s.requestAction(http.StatusAccepted, assessRequest)), "tenant"))
 	api.Handle(one+"/approve", withQuery(onlyPOST(s.requestAction(http.StatusOK, approveRequest)), "tenant"))
@@ -27,6 +27,7 @@ func (s *Server) erasureRoutes(api *mux.Router) {
 	api.Handle(one+"/execute", withQuery(onlyPOST(s.requestAction(http.StatusAccepted, executeRequest)), "tenant"))
 	api.Handle(one+"/audit", withQuery(onlyGET(s.requestAudit), "tenant"))
 	api.Handle(one+"/history", withQuery(onlyGET(s.requestHistory), "tenant"))
+	api.Handle(one+"/extend", withQuery(onlyPOST(s.extendDeadline), "tenant"))
 	s.certificateRoutes(api, one)
 }
 
@@ -54,6 +55,8 @@ type requestJSON struct {
 	RedactedCount        int      `json:"redacted_count"`
 	CertificateHash      *string  `json:"certificate_hash"`
 	CertificateAvailable bool     `json:"certificate_available"`
+	DueAt                string   `json:"due_at"`
+	Overdue              bool     `json:"overdue"`
 }
 
 func requestView(v *app.RequestView) requestJSON {
@@ -64,7 +67,8 @@ func requestView(v *app.RequestView) requestJSON {
 		BlockedReason: v.BlockedReason, CreatedBy: v.CreatedBy, CreatedAt: rfc3339(v.CreatedAt),
 		ApprovedBy: v.ApprovedBy, ApprovedAt: rfc3339Ptr(v.ApprovedAt), RejectionReason: v.RejectionReason,
 		ExecutedAt: rfc3339Ptr(v.ExecutedAt), DeletedCount: v.DeletedCount, RedactedCount: v.RedactedCount,
-		CertificateHash: v.CertificateHash, CertificateAvailable: v.CertificateAvailable}
+		CertificateHash: v.CertificateHash, CertificateAvailable: v.CertificateAvailable,
+		DueAt: rfc3339(v.DueAt), Overdue: v.Overdue}
 }
 
 // requestListJSON is the answer of GET /requests.
@@ -103,7 +107,7 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
 // checked by app.Erasure.List.
 func parseRequestQuery(v url.Values) (app.ListRequestsInput, error) {
 	var ve ValidationError
-	in := app.ListRequestsInput{Status: queryString(v, "status", 32, &ve)}
+	in := app.ListRequestsInput{Status: queryString(v, "status", 32, &ve), Sort: queryString(v, "sort", 16, &ve)}
 	in.Limit = int(queryIntDefault(v, "limit", app.DefaultRequestLimit, 1, app.MaxRequestLimit, &ve))
 	in.Offset = int(queryIntDefault(v, "offset", 0, 0, 1<<31-1, &ve))
 	return in, ve.err()

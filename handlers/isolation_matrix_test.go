@@ -116,6 +116,7 @@ var isolationProbes = map[string][]isolationProbe{
 	"/api/v1/admin/gdpr/requests/{request_id}/execute":            {onRequest("POST", "/execute", "")},
 	"/api/v1/admin/gdpr/requests/{request_id}/audit":              {onRequest("GET", "/audit", "")},
 	"/api/v1/admin/gdpr/requests/{request_id}/history":            {onRequest("GET", "/history", "")},
+	"/api/v1/admin/gdpr/requests/{request_id}/extend":             {onRequest("POST", "/extend", `{"due_at":"2026-12-31","reason":"taken over"}`)},
 	"/api/v1/admin/gdpr/requests/{request_id}/certificate":        {onRequest("GET", "/certificate", "")},
 	"/api/v1/admin/gdpr/requests/{request_id}/certificate/pdf":    {onRequest("GET", "/certificate/pdf", "")},
 	"/api/v1/admin/gdpr/requests/{request_id}/certificate/bundle": {onRequest("GET", "/certificate/bundle", "")},

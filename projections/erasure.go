@@ -27,6 +27,7 @@ var AuditActions = map[string]string{
 	erasure.EventExecutionBlocked:    "execution_blocked",
 	erasure.EventExecutionStarted:    "execution_started",
 	erasure.EventExecutionCompleted:  "execution_completed",
+	erasure.EventDeadlineExtended:    "deadline_extended",
 }
 
 // SystemActor is performed_by for an event recorded without an actor.
@@ -90,14 +91,17 @@ func projectRequest(ctx context.Context, tx *database.Tx, rec *eventstore.Record
 		return setRequest(ctx, tx, ev.RequestID, `status = ?`, erasure.StatusExecuting)
 	case *erasure.ExecutionCompleted:
 		return completeRequest(ctx, tx, rec, ev)
+	case *erasure.DeadlineExtended:
+		return setRequest(ctx, tx, ev.RequestID, `due_at = ?`, database.TimeArg(tx.Dialect, ev.DueAt))
 	}
 	return nil
 }
 
 func insertRequest(ctx context.Context, tx *database.Tx, rec *eventstore.Record, ev *erasure.Created) error {
-	_, err := tx.Exec(ctx, `INSERT INTO gdpr_requests (id, request_id, tenant_id, email_addresses, requester_name, status, legal_hold_ids, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := tx.Exec(ctx, `INSERT INTO gdpr_requests (id, request_id, tenant_id, email_addresses, requester_name, status, legal_hold_ids, created_by, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		rec.Position, ev.RequestID, ev.TenantID, jsonList(ev.EmailAddresses), nullable(ev.RequesterName),
-		erasure.StatusPending, "[]", ev.CreatedBy, database.TimeArg(tx.Dialect, rec.RecordedAt))
+		erasure.StatusPending, "[]", ev.CreatedBy, database.TimeArg(tx.Dialect, rec.RecordedAt),
+		database.TimeArg(tx.Dialect, rec.RecordedAt.Add(erasure.DefaultDeadline)))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,7 +35,7 @@ var everyEventType = []string{
 	legalhold.EventPlaced, legalhold.EventReleased,
 	erasure.EventCreated, erasure.EventAssessmentStarted, erasure.EventAssessmentCompleted, erasure.EventAssessmentBlocked,
 	erasure.EventApproved, erasure.EventRejected, erasure.EventExecutionBlocked, erasure.EventExecutionStarted,
-	erasure.EventExecutionCompleted,
+	erasure.EventExecutionCompleted, erasure.EventDeadlineExtended,
 	export.EventCreated, export.EventStarted, export.EventProgress, export.EventCompleted, export.EventFailed,
 	export.EventCancelled, export.EventDeleted, export.EventDownloaded,
 	"test.other",
@@ -83,7 +84,8 @@ func pathsStory() []pathBatch {
 		{req(r1), []domain.Event{&erasure.Approved{RequestID: r1, ApprovedBy: "approver"}}},
 		{req(r1), []domain.Event{&erasure.ExecutionStarted{RequestID: r1, StartedBy: "approver"}, &erasure.ExecutionCompleted{RequestID: r1, DeletedCount: 3}}},
 		{req(r2), []domain.Event{&erasure.Created{RequestID: r2, TenantID: "acme", EmailAddresses: []string{"b@x.test"}, CreatedBy: "auditor"}}},
-		{req(r2), []domain.Event{&erasure.AssessmentStarted{RequestID: r2}}},
+		{req(r2), []domain.Event{&erasure.AssessmentStarted{RequestID: r2},
+			&erasure.DeadlineExtended{RequestID: r2, DueAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), Reason: "complex", ExtendedBy: "dpo"}}},
 		{req(r2), []domain.Event{&erasure.AssessmentCompleted{RequestID: r2}, &erasure.Rejected{RequestID: r2, RejectedBy: "approver", Reason: "no id"}}},
 		{job("JOB-P1"), []domain.Event{created("JOB-P1", 1), &export.Started{JobID: "JOB-P1"}, &export.ItemsProcessed{JobID: "JOB-P1", Items: item(1)}}},
 		{job("JOB-P1"), []domain.Event{&export.ItemsProcessed{JobID: "JOB-P1", Items: item(2)}}},

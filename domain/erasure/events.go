@@ -117,6 +117,7 @@ var registry = domain.Registry{
 	EventExecutionBlocked:    func() domain.Event { return &ExecutionBlocked{} },
 	EventExecutionStarted:    func() domain.Event { return &ExecutionStarted{} },
 	EventExecutionCompleted:  func() domain.Event { return &ExecutionCompleted{} },
+	EventDeadlineExtended:    func() domain.Event { return &DeadlineExtended{} },
 }
 
 // Decode turns a stored event of this aggregate back into its struct.
@@ -133,7 +134,8 @@ func (r *Request) Apply(e domain.Event, at time.Time) {
 	switch ev := e.(type) {
 	case *Created:
 		*r = Request{RequestID: ev.RequestID, TenantID: ev.TenantID, Addresses: ev.EmailAddresses,
-			RequesterName: ev.RequesterName, Status: StatusPending, CreatedBy: ev.CreatedBy, CreatedAt: at}
+			RequesterName: ev.RequesterName, Status: StatusPending, CreatedBy: ev.CreatedBy, CreatedAt: at,
+			DueAt: at.Add(DefaultDeadline)}
 	case *AssessmentStarted:
 		r.Status = StatusAssessing
 	case *AssessmentCompleted:
@@ -150,6 +152,8 @@ func (r *Request) Apply(e domain.Event, at time.Time) {
 		r.Status = StatusExecuting
 	case *ExecutionCompleted:
 		r.Status, r.DeletedCount, r.ExecutedAt = StatusCompleted, ev.DeletedCount, at
+	case *DeadlineExtended:
+		r.DueAt = ev.DueAt
 	}
 	r.Version++
 }

@@ -78,7 +78,10 @@ type Request struct {
 	RejectionReason string
 	ExecutedAt      time.Time
 	DeletedCount    int
-	Version         int64
+	// DueAt is when the request is due: DefaultDeadline after its creation, later when
+	// extended.
+	DueAt   time.Time
+	Version int64
 }
 
 // Create is the command that opens a request.
