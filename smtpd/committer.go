@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/mailledger/mailledger/archive"
 )
@@ -33,6 +34,7 @@ type committer struct {
 	jobs     chan *commitJob
 	maxMsgs  int
 	maxBytes int
+	linger   time.Duration // how long a commit waits for one more message (CommitLinger)
 	metrics  *metrics
 	logger   *slog.Logger
 
@@ -43,9 +45,9 @@ type committer struct {
 	once    sync.Once
 }
 
-func newCommitter(arc *archive.Archive, maxMsgs, maxBytes int, m *metrics, logger *slog.Logger) *committer {
+func newCommitter(arc *archive.Archive, maxMsgs, maxBytes int, linger time.Duration, m *metrics, logger *slog.Logger) *committer {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &committer{arc: arc, jobs: make(chan *commitJob, maxMsgs), maxMsgs: maxMsgs, maxBytes: maxBytes,
+	c := &committer{arc: arc, jobs: make(chan *commitJob, maxMsgs), maxMsgs: maxMsgs, maxBytes: maxBytes, linger: linger,
 		metrics: m, logger: logger, ctx: ctx, cancel: cancel, stop: make(chan struct{}), stopped: make(chan struct{})}
 	go c.run()
 	return c
@@ -103,15 +105,40 @@ func (c *committer) run() {
 	}
 }
 
-// gather adds to first the jobs waiting now, up to the batch bounds.
+// gather adds to first the jobs waiting now, and those that arrive within the linger of
+// the last one, up to the batch bounds: concurrent sessions finish their DATA moments
+// apart, and one more message in a commit costs far less than a commit of its own.
 func (c *committer) gather(first *commitJob) []*commitJob {
 	jobs, msgs, bytes := []*commitJob{first}, len(first.batch), first.size
+	var wait *time.Timer
+	defer func() {
+		if wait != nil {
+			wait.Stop()
+		}
+	}()
 	for msgs < c.maxMsgs && bytes < c.maxBytes {
 		select {
 		case j := <-c.jobs:
 			jobs = append(jobs, j)
 			msgs, bytes = msgs+len(j.batch), bytes+j.size
+			continue
 		default:
+		}
+		if c.linger <= 0 {
+			return jobs
+		}
+		if wait == nil {
+			wait = time.NewTimer(c.linger)
+		} else {
+			wait.Reset(c.linger)
+		}
+		select {
+		case j := <-c.jobs:
+			jobs = append(jobs, j)
+			msgs, bytes = msgs+len(j.batch), bytes+j.size
+		case <-wait.C:
+			return jobs
+		case <-c.stop:
 			return jobs
 		}
 	}

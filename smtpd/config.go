@@ -29,6 +29,7 @@ const (
 	DefaultWriteTimeout      = time.Minute
 	DefaultMaxInFlightBytes  = 256 << 20
 	DefaultMaxBatchMessages  = 200
+	DefaultCommitLinger      = 2 * time.Millisecond
 	DefaultMaxBatchBytes     = 64 << 20
 	defaultTenant            = "default" // the one tenant of single-tenant mode (app.DefaultTenant)
 	defaultCertName, keyName = "smtp.crt", "smtp.key"
@@ -73,6 +74,9 @@ type Config struct {
 	// MaxBatchMessages and MaxBatchBytes bound one group commit.
 	MaxBatchMessages int
 	MaxBatchBytes    int
+	// CommitLinger is how long a group commit waits for one more message before it
+	// starts (SMTP_COMMIT_LINGER); DefaultCommitLinger when 0, none when negative.
+	CommitLinger time.Duration
 }
 
 // ConfigFromEnv reads the SMTP_* variables with getenv; dataDir is MAILLEDGER_DATA_DIR,
@@ -94,6 +98,11 @@ func ConfigFromEnv(getenv func(string) string, dataDir string) (Config, error) {
 	c.MaxRecipients, c.MaxConnections, c.MaxConnectionsPerIP = int(rcpts), int(conns), int(perIP)
 	readDuration(getenv, "SMTP_IDLE_TIMEOUT", &c.IdleTimeout, bad)
 	readDuration(getenv, "SMTP_DATA_TIMEOUT", &c.DataTimeout, bad)
+	if v := strings.TrimSpace(getenv("SMTP_COMMIT_LINGER")); v == "0" {
+		c.CommitLinger = -1
+	} else {
+		readDuration(getenv, "SMTP_COMMIT_LINGER", &c.CommitLinger, bad)
+	}
 	readDuration(getenv, "SMTP_WRITE_TIMEOUT", &c.WriteTimeout, bad)
 	switch v := strings.TrimSpace(getenv("SMTP_STARTTLS")); v {
 	case "", "1":
@@ -163,6 +172,9 @@ func (c *Config) setDefaults(dataDir string) {
 	setNum(&c.WriteTimeout, DefaultWriteTimeout)
 	setNum(&c.MaxBatchMessages, DefaultMaxBatchMessages)
 	setNum(&c.MaxBatchBytes, DefaultMaxBatchBytes)
+	if c.CommitLinger == 0 {
+		c.CommitLinger = DefaultCommitLinger
+	}
 	if c.Tenants.byDomain == nil && c.Tenants.Default == "" {
 		c.Tenants.Default, c.Tenants.defaulted = defaultTenant, true
 	}

@@ -79,3 +79,23 @@ func TestTenantsSplitKeepsEachTenantsRecipients(t *testing.T) {
 	assert.Equal(t, []string{"1@b.test", "3@b.test"}, by["beta"])
 	assert.Equal(t, []string{"2@a.test"}, by["alpha"])
 }
+
+func TestCommitLingerSetting(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": DefaultCommitLinger, "0": -1, "5ms": 5 * time.Millisecond} {
+		cfg, err := ConfigFromEnv(func(k string) string {
+			if k == "SMTP_COMMIT_LINGER" {
+				return v
+			}
+			return ""
+		}, t.TempDir())
+		require.NoError(t, err, v)
+		assert.Equal(t, want, cfg.CommitLinger, "SMTP_COMMIT_LINGER=%q", v)
+	}
+	_, err := ConfigFromEnv(func(k string) string {
+		if k == "SMTP_COMMIT_LINGER" {
+			return "soon"
+		}
+		return ""
+	}, t.TempDir())
+	assert.ErrorContains(t, err, "SMTP_COMMIT_LINGER")
+}
