@@ -18,12 +18,14 @@ import (
 	"github.com/mailledger/mailledger/identity"
 )
 
-// The tenant-isolation matrix: with MULTITENANCY=1 and the customers acme and beta, every
-// caller of acme (a user, an auditor, the customer's administrator) tries every /api/v1
-// route against beta's objects. An object of beta is never read, changed or counted: the
-// answer is 403 (the role may not use the route) or 404 (beta's object does not exist
-// for the caller), and a list or a creation never shows anything of beta. The routes come
-// from the router itself: a route without a probe fails the test.
+// The tenant-isolation matrix: with MULTITENANCY=1 and three customers, acme (with mail of
+// its own), beta (whose objects are the targets) and gamma (which holds nothing), every
+// caller of acme and of gamma (a user, an auditor, the customer's administrator, each at
+// its customer's host) tries every /api/v1 route against beta's objects. An object of
+// beta is never read, changed or counted: the answer is 403 (the role may not use the
+// route) or 404 (beta's object does not exist for the caller), a list or a creation never
+// shows anything of beta, and gamma's lists count nothing. The routes come from the router
+// itself: a route without a probe fails the test.
 
 // Beta's objects and users, made as beta's own callers would make them.
 type betaObjects struct {
@@ -144,7 +146,7 @@ var isolationProbes = map[string][]isolationProbe{
 	"/api/v1/get_customer_list": {get("/api/v1/get_customer_list")},
 	"/api/v1/get_customer_list/id/{id}": {{method: "GET", body: noBody,
 		path: func(b betaObjects) string { return "/api/v1/get_customer_list/id/" + b.customerID }}},
-	"/api/v1/add_customer": {own("/api/v1/add_customer", "["+customerBody("gamma", "gamma.test", "archive.gamma.test")+"]")},
+	"/api/v1/add_customer": {own("/api/v1/add_customer", "["+customerBody("delta", "delta.test", "archive.delta.test")+"]")},
 	"/api/v1/update_customer": {write("update_customer", func(betaObjects) string {
 		return `{"customer_id":"beta","support_link":"https://acme.test/took-over"}`
 	})},
@@ -168,8 +170,20 @@ var isolationProbes = map[string][]isolationProbe{
 	"/api/v1/delete_header_check": {write("delete_header_check", func(b betaObjects) string { return `{"id":"` + b.headerCheck + `"}` })},
 }
 
-// isolationCallers are acme's callers; each works at acme's host.
-var isolationCallers = []string{acmeUser, acmeAuditor, acmeAdmin}
+// gamma is a third customer that holds nothing: what its callers count must be zero.
+const (
+	gammaHost    = "archive.gamma.test"
+	gammaAdmin   = "admin@gamma.test"
+	gammaAuditor = "auditor@gamma.test"
+	gammaUser    = "user@gamma.test"
+)
+
+// isolationCallers are the callers of acme (which holds mail of its own) and of gamma
+// (which holds nothing), each at its customer's host.
+var isolationCallers = []struct{ name, host string }{
+	{acmeUser, acmeHost}, {acmeAuditor, acmeHost}, {acmeAdmin, acmeHost},
+	{gammaUser, gammaHost}, {gammaAuditor, gammaHost}, {gammaAdmin, gammaHost},
+}
 
 func TestTenantIsolationMatrix(t *testing.T) {
 	t.Parallel()
@@ -177,6 +191,7 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		f := newExportFixture(t, d, func(o *handlers.Options) { o.Multitenancy = true })
 		b := makeBeta(t, f)
 		before := betaState(t, f, b)
+		checkGammaCountsNothing(t, f.fixture) // before the probes, in which gamma's callers create objects of their own
 		markers := []string{"beta secret plans", b.hold, b.job, b.retention, "beta-group", "beta-only-pattern", b.userName, "beta.test", b.subjectOne}
 		routes := handlers.RouteTemplates(f.api)
 		for _, route := range routes {
@@ -189,7 +204,7 @@ func TestTenantIsolationMatrix(t *testing.T) {
 			}
 			for _, p := range probes {
 				for _, caller := range isolationCallers {
-					checkIsolated(t, f.fixture, b, p, caller, markers)
+					checkIsolated(t, f.fixture, b, p, caller.name, caller.host, markers)
 				}
 			}
 		}
@@ -201,13 +216,13 @@ func TestTenantIsolationMatrix(t *testing.T) {
 }
 
 // checkIsolated sends p as caller at acme's host and checks the answer.
-func checkIsolated(t *testing.T, f *fixture, b betaObjects, p isolationProbe, caller string, markers []string) {
+func checkIsolated(t *testing.T, f *fixture, b betaObjects, p isolationProbe, caller, host string, markers []string) {
 	t.Helper()
 	path, body := p.path(b), ""
 	if p.body != nil {
 		body = p.body(b)
 	}
-	resp, raw := f.do(path, as(caller), withBody(p.method, body), func(r *http.Request) { r.Host = acmeHost })
+	resp, raw := f.do(path, as(caller), withBody(p.method, body), func(r *http.Request) { r.Host = host })
 	what := fmt.Sprintf("%s %s as %s: %d %s", p.method, path, caller, resp.StatusCode, raw)
 	if p.listing {
 		require.Contains(t, []int{200, 201, 202, 403}, resp.StatusCode, what)
@@ -217,7 +232,7 @@ func checkIsolated(t *testing.T, f *fixture, b betaObjects, p isolationProbe, ca
 		return
 	}
 	if p.likeMissing != nil {
-		missing, _ := f.do(path, as(caller), withBody(p.method, p.likeMissing(b)), func(r *http.Request) { r.Host = acmeHost })
+		missing, _ := f.do(path, as(caller), withBody(p.method, p.likeMissing(b)), func(r *http.Request) { r.Host = host })
 		require.Equal(t, missing.StatusCode, resp.StatusCode, "%s: answered unlike an object that exists nowhere", what)
 		for _, m := range markers {
 			require.NotContains(t, string(raw), m, "%s shows beta's %q", what, m)
@@ -235,7 +250,10 @@ func checkIsolated(t *testing.T, f *fixture, b betaObjects, p isolationProbe, ca
 // callers would.
 func makeBeta(t *testing.T, f *exportFixture) betaObjects {
 	t.Helper()
-	f.mustWrite(adminUser, "add_customer", "["+customerBody("acme", "acme.test", acmeHost)+","+customerBody("beta", "beta.test", betaHost)+"]", 2)
+	f.mustWrite(adminUser, "add_customer", "["+customerBody("acme", "acme.test", acmeHost)+","+customerBody("beta", "beta.test", betaHost)+","+
+		customerBody("gamma", "gamma.test", gammaHost)+"]", 3)
+	f.addUser(gammaAuditor, identity.RoleAuditor, gammaAuditor, "gamma.test")
+	f.addUser(gammaUser, identity.RoleUser, gammaUser, "gamma.test")
 	f.addUser(acmeAuditor, identity.RoleAuditor, acmeAuditor, "acme.test")
 	f.addUser(acmeUser, identity.RoleUser, acmeUser, "acme.test")
 	f.addUser("auditor@beta.test", identity.RoleAuditor, "auditor@beta.test", "beta.test")
@@ -309,4 +327,35 @@ func canonical(t *testing.T, raw []byte) string {
 func exportOf(prefix string, ids ...int64) string {
 	raw, _ := json.Marshal(map[string]any{"bates_prefix": prefix, "email_ids": ids})
 	return string(raw)
+}
+
+// checkGammaCountsNothing: gamma's auditor, whose customer holds nothing, counts nothing
+// in any list: beta's objects are not even counted for another customer.
+func checkGammaCountsNothing(t *testing.T, f *fixture) {
+	t.Helper()
+	for path, field := range map[string]string{
+		"/api/v1/messages": "messages",
+		holdsPath:          "legal_holds",
+		gdprPath:           "requests",
+		exportsPath:        "exports",
+		retentionRulesPath: "retention_rules",
+	} {
+		resp, raw := f.do(path, as(gammaAuditor), func(r *http.Request) { r.Host = gammaHost })
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", path, raw)
+		var body map[string]json.RawMessage
+		decode(t, raw, &body)
+		var items []json.RawMessage
+		require.NoError(t, json.Unmarshal(body[field], &items), "%s: %s", path, raw)
+		assert.Empty(t, items, "%s: gamma holds nothing, and counts nothing: %s", path, raw)
+		if total, ok := body["total"]; ok {
+			assert.Equal(t, "0", string(total), "%s: the total counts only gamma's", path)
+		}
+	}
+	resp, raw := f.do("/api/v1/ledger/events?limit=1000", as(gammaAuditor), func(r *http.Request) { r.Host = gammaHost })
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", raw)
+	var page eventsPage
+	decode(t, raw, &page)
+	for _, e := range page.Events {
+		assert.Equal(t, "gamma", e.TenantID, "gamma's ledger events are gamma's own (its customer record): %+v", e)
+	}
 }
