@@ -50,7 +50,7 @@ var requestKeys = []string{"id", "request_id", "email_addresses", "requester_nam
 	"emails_as_sender", "emails_as_recipient", "attachments_count", "blocked_by_legal_hold",
 	"legal_hold_ids", "blocked_reason", "created_by", "created_at", "approved_by", "approved_at",
 	"rejection_reason", "executed_at", "deleted_count", "redacted_count", "certificate_hash",
-	"certificate_available"}
+	"certificate_available", "due_at", "overdue"}
 
 type requestList struct {
 	Requests []requestJSON `json:"requests"`
