@@ -22,6 +22,7 @@ import (
 	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/console"
 	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/handlers"
 	"github.com/mailledger/mailledger/identity"
 	"github.com/mailledger/mailledger/internal/testenv"
@@ -77,6 +78,7 @@ type fixture struct {
 	console *console.Server
 	http    *httptest.Server
 	clock   *clock
+	drained int64 // the ledger position drain delivered up to
 }
 
 const idle = 30 * time.Minute
@@ -208,4 +210,57 @@ func (f *fixture) countEvents(eventType string) int {
 	db := f.env.DB
 	require.NoError(f.t, db.QueryRow(db.Rebind(`SELECT COUNT(*) FROM events WHERE event_type = ?`), eventType).Scan(&n))
 	return n
+}
+
+// drain delivers every event appended since the last drain to the erasure assessor and
+// executor, in order, as the background would, until the ledger is quiet.
+func (f *fixture) drain() {
+	f.t.Helper()
+	ctx := context.Background()
+	for {
+		recs, err := f.env.Store.ReadAll(ctx, f.drained, 100)
+		require.NoError(f.t, err)
+		if len(recs) == 0 {
+			return
+		}
+		for _, rec := range recs {
+			require.NoError(f.t, f.app.Erasure.HandleAssessment(ctx, rec), "assessor at %d", rec.Position)
+			require.NoError(f.t, f.app.Erasure.HandleExecution(ctx, rec), "executor at %d", rec.Position)
+			f.drained = rec.Position
+		}
+	}
+}
+
+// objects are a request and a hold of one tenant, made through the use cases.
+type objects struct {
+	request, hold string
+}
+
+// makeObjects creates a request (assessed, pending approval) and an active hold in t.
+func (f *fixture) makeObjects(t string, subject string) objects {
+	f.t.Helper()
+	ctx := context.Background()
+	md := domain.Metadata{Actor: "setup"}
+	req, err := f.app.Erasure.Create(ctx, t, app.CreateRequestInput{EmailAddresses: []string{subject}}, md)
+	require.NoError(f.t, err)
+	hold, err := f.app.LegalHolds.Place(ctx, t, app.PlaceHoldInput{Type: "address", Value: "held-" + subject, Reason: "litigation " + t}, md)
+	require.NoError(f.t, err)
+	f.drain()
+	return objects{request: req.RequestID, hold: hold.ID}
+}
+
+// status reads a request's status through the use case.
+func (f *fixture) status(t, id string) string {
+	f.t.Helper()
+	v, err := f.app.Erasure.Get(context.Background(), t, id)
+	require.NoError(f.t, err)
+	return v.Status
+}
+
+// holdStatus reads a hold's status through the use case.
+func (f *fixture) holdStatus(t, id string) string {
+	f.t.Helper()
+	v, err := f.app.LegalHolds.Get(context.Background(), t, id)
+	require.NoError(f.t, err)
+	return v.Status
 }
