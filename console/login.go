@@ -3,9 +3,11 @@ package console
 import (
 	"errors"
 	"net/http"
+	"net/url"
 
 	"github.com/gorilla/mux"
 
+	"github.com/mailledger/mailledger/domain/fault"
 	"github.com/mailledger/mailledger/identity"
 )
 
@@ -30,6 +32,10 @@ func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
 // 401 for wrong credentials, else a new session (a new id: no fixation) and a redirect to
 // the page asked for.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		s.fail(w, r, nil, errCrossSite)
+		return
+	}
 	user, pass := r.PostFormValue("username"), r.PostFormValue("password")
 	page := loginPage{Next: localPath(r.PostFormValue("next")), Username: user}
 	ip := clientIP(r)
@@ -59,6 +65,20 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	setCookie(w, r, sess.id, 0)
 	s.logger.InfoContext(r.Context(), "console login", "user", p.Username, "client_ip", ip)
 	http.Redirect(w, r, page.Next, http.StatusSeeOther)
+}
+
+// errCrossSite refuses a login form posted from another site (login CSRF: a page that
+// logs the victim into the attacker's account).
+var errCrossSite = fault.New(fault.Forbidden, "the login form was sent from another site")
+
+// sameOrigin reports whether r's Origin header, when a browser sent one, names this host.
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host == r.Host
 }
 
 // logout ends the session and deletes the cookie.

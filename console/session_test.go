@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -126,4 +127,33 @@ func mustURL(t *testing.T, raw string) *url.URL {
 	u, err := url.Parse(raw)
 	require.NoError(t, err)
 	return u
+}
+
+func TestSecureCookieOverTLS(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, database.SQLite)
+	tlsServer := httptest.NewTLSServer(f.http.Config.Handler)
+	t.Cleanup(tlsServer.Close)
+	c := tlsServer.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := c.PostForm(tlsServer.URL+"/login", url.Values{"username": {plainUser}, "password": {password}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	assert.True(t, sessionCookie(t, resp).Secure, "Secure over TLS")
+}
+
+func TestLoginFromAnotherSiteIsRefused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, database.SQLite)
+	req, err := http.NewRequest(http.MethodPost, f.http.URL+"/login",
+		strings.NewReader(url.Values{"username": {plainUser}, "password": {password}}.Encode()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://evil.example")
+	resp, err := f.browser().c.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+	assert.Empty(t, resp.Cookies())
 }
