@@ -33,15 +33,16 @@ const password = "correct horse battery staple"
 
 // The users: with MULTITENANCY=1 a user's domain is their tenant.
 const (
-	adminUser    = "admin"    // global administrator (domain local)
-	auditorUser  = "auditor"  // auditor of example.test
-	approverUser = "approver" // second auditor of example.test (segregation of duties)
-	plainUser    = "user"     // plain user with the address user@example.test
-	noMailUser   = "nomail"   // plain user without an address
-	otherAuditor = "other"    // auditor of other.test, another tenant
-	userAddress  = "user@example.test"
-	tenant       = "example.test"
-	otherTenant  = "other.test"
+	adminUser     = "admin"     // global administrator (domain local)
+	auditorUser   = "auditor"   // auditor of example.test
+	approverUser  = "approver"  // second auditor of example.test (segregation of duties)
+	plainUser     = "user"      // plain user with the address user@example.test
+	noMailUser    = "nomail"    // plain user without an address
+	customerAdmin = "custadmin" // administrator of the customer example.test (no compliance pages)
+	otherAuditor  = "other"     // auditor of other.test, another tenant
+	userAddress   = "user@example.test"
+	tenant        = "example.test"
+	otherTenant   = "other.test"
 )
 
 var testHash = sync.OnceValue(func() string {
@@ -95,6 +96,7 @@ func newFixture(t *testing.T, d database.Dialect) *fixture {
 		{Username: approverUser, Email: "approver@example.test", Domain: tenant, Role: identity.RoleAuditor},
 		{Username: plainUser, Email: userAddress, Domain: tenant, Role: identity.RoleUser},
 		{Username: noMailUser, Domain: tenant, Role: identity.RoleUser},
+		{Username: customerAdmin, Domain: tenant, Role: identity.RoleAdmin},
 		{Username: otherAuditor, Email: "auditor@other.test", Domain: otherTenant, Role: identity.RoleAuditor},
 	} {
 		u.PasswordHash = testHash()

@@ -17,8 +17,9 @@ import (
 )
 
 // matrixUsers are the callers of every probe: a global administrator, an auditor and a
-// plain user of example.test, and an auditor of other.test (another tenant).
-var matrixUsers = []string{adminUser, auditorUser, plainUser, otherAuditor}
+// customer administrator and a plain user of example.test, and an auditor of other.test
+// (another tenant).
+var matrixUsers = []string{adminUser, auditorUser, customerAdmin, plainUser, otherAuditor}
 
 // matrixObjects are example.test's request, hold and message (the user's mail).
 type matrixObjects struct {
@@ -42,10 +43,10 @@ type probe struct {
 // 404, never 403. The global administrator reads the archive of the tenant "default"
 // only (the console has no tenant switch yet), so example.test's message is 404 to them.
 var (
-	everybody  = map[string]int{adminUser: 200, auditorUser: 200, plainUser: 200, otherAuditor: 200}
-	compliance = map[string]int{adminUser: 200, auditorUser: 200, plainUser: 403, otherAuditor: 200}
-	ownObject  = map[string]int{adminUser: 200, auditorUser: 200, plainUser: 403, otherAuditor: 404}
-	ownMessage = map[string]int{adminUser: 404, auditorUser: 200, plainUser: 200, otherAuditor: 404}
+	everybody  = map[string]int{adminUser: 200, auditorUser: 200, customerAdmin: 200, plainUser: 200, otherAuditor: 200}
+	compliance = map[string]int{adminUser: 200, auditorUser: 200, customerAdmin: 403, plainUser: 403, otherAuditor: 200}
+	ownObject  = map[string]int{adminUser: 200, auditorUser: 200, customerAdmin: 403, plainUser: 403, otherAuditor: 404}
+	ownMessage = map[string]int{adminUser: 404, auditorUser: 200, customerAdmin: 200, plainUser: 200, otherAuditor: 404}
 )
 
 func fixed(path string) func(matrixObjects) string { return func(matrixObjects) string { return path } }
@@ -63,7 +64,7 @@ func request(suffix string) func(matrixObjects) string {
 var consoleProbes = map[string][]probe{
 	"/static/{file}":             {{method: "GET", path: fixed("/static/console.css"), want: everybody, anonymous: 200}},
 	"/login":                     {{method: "GET", path: fixed("/login"), want: everybody, anonymous: 200}},
-	"/logout":                    {{method: "POST", path: fixed("/logout"), want: map[string]int{adminUser: 303, auditorUser: 303, plainUser: 303, otherAuditor: 303}, anonymous: 303}},
+	"/logout":                    {{method: "POST", path: fixed("/logout"), want: map[string]int{adminUser: 303, auditorUser: 303, customerAdmin: 303, plainUser: 303, otherAuditor: 303}, anonymous: 303}},
 	"/":                          {get(fixed("/"), everybody)},
 	"/archive":                   {get(fixed("/archive?q=hello"), everybody)},
 	"/archive/messages/{id}":     {get(func(o matrixObjects) string { return fmt.Sprintf("/archive/messages/%d", o.message) }, ownMessage)},
@@ -71,11 +72,11 @@ var consoleProbes = map[string][]probe{
 	"/compliance/gdpr":           {get(fixed("/compliance/gdpr"), compliance)},
 	"/compliance/gdpr/new": {get(fixed("/compliance/gdpr/new"), compliance),
 		{method: "POST", path: fixed("/compliance/gdpr/new"), form: url.Values{"email_addresses": {"x@example.test"}},
-			want: map[string]int{adminUser: 303, auditorUser: 303, plainUser: 403, otherAuditor: 303}, anonymous: 303}},
+			want: map[string]int{adminUser: 303, auditorUser: 303, customerAdmin: 403, plainUser: 403, otherAuditor: 303}, anonymous: 303}},
 	"/compliance/gdpr/{request_id}": {get(request(""), ownObject)},
 	"/compliance/gdpr/{request_id}/{action:approve|reject|execute}": {get(request("/approve"), ownObject),
 		get(request("/execute"), ownObject),
-		{method: "POST", path: request("/execute"), want: map[string]int{adminUser: 409, auditorUser: 409, plainUser: 403, otherAuditor: 404}, anonymous: 303}},
+		{method: "POST", path: request("/execute"), want: map[string]int{adminUser: 409, auditorUser: 409, customerAdmin: 403, plainUser: 403, otherAuditor: 404}, anonymous: 303}},
 	"/compliance/gdpr/{request_id}/certificate":        {get(request("/certificate"), notCompleted)},
 	"/compliance/gdpr/{request_id}/certificate/pdf":    {get(request("/certificate/pdf"), notCompleted)},
 	"/compliance/gdpr/{request_id}/certificate/bundle": {get(request("/certificate/bundle"), notCompleted)},
@@ -85,7 +86,7 @@ var consoleProbes = map[string][]probe{
 }
 
 // notCompleted: the request has no certificate yet (409) for those who may see it.
-var notCompleted = map[string]int{adminUser: 409, auditorUser: 409, plainUser: 403, otherAuditor: 404}
+var notCompleted = map[string]int{adminUser: 409, auditorUser: 409, customerAdmin: 403, plainUser: 403, otherAuditor: 404}
 
 // TestConsoleRoleMatrix walks the console's router: every route must have probes, and
 // each probe answers each caller as the table says, with nothing of example.test shown to

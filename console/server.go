@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -124,14 +125,14 @@ func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && m.post != nil:
 		m.post(w, r)
 	default:
-		allow := ""
+		var allow []string
 		if m.get != nil {
-			allow = "GET, HEAD"
+			allow = append(allow, "GET", "HEAD")
 		}
 		if m.post != nil {
-			allow += map[bool]string{true: ", ", false: ""}[allow != ""] + "POST"
+			allow = append(allow, "POST")
 		}
-		w.Header().Set("Allow", allow)
+		w.Header().Set("Allow", strings.Join(allow, ", "))
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	}
 }

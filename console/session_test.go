@@ -157,3 +157,15 @@ func TestLoginFromAnotherSiteIsRefused(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 	assert.Empty(t, resp.Cookies())
 }
+
+func TestMethodNotAllowed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, database.SQLite)
+	req, err := http.NewRequest(http.MethodDelete, f.http.URL+"/login", nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+	assert.Equal(t, "GET, HEAD, POST", resp.Header.Get("Allow"))
+}
