@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/identity"
 )
 
 // maxUserAgent bounds the user agent stored in the ledger (as the API does).
@@ -43,6 +45,9 @@ func (s *Server) withSession(fn pageFunc) http.HandlerFunc {
 			s.fail(w, r, &call{sess: sess}, errNotReady)
 			return
 		}
+		if !s.current(w, r, sess) {
+			return
+		}
 		c := &call{sess: sess, app: a}
 		scope, err := a.Tenancy.Resolve(r.Context(), sess.principal, r.Host)
 		if err != nil {
@@ -57,6 +62,25 @@ func (s *Server) withSession(fn pageFunc) http.HandlerFunc {
 		}
 		fn(w, r, c)
 	}
+}
+
+// current reads the session's user again: a deleted or disabled user, or a changed
+// password, ends the session (and the browser goes to the login form); a changed role
+// applies to this request. It answers and returns false when the request must stop.
+func (s *Server) current(w http.ResponseWriter, r *http.Request, sess *session) bool {
+	p, stamp, err := s.auth.Current(r.Context(), sess.principal.Username)
+	switch {
+	case errors.Is(err, identity.ErrBadCredentials) || (err == nil && stamp != sess.stamp):
+		s.sessions.end(sess.id)
+		s.logger.InfoContext(r.Context(), "console session ended: user deleted, disabled or password changed", "user", sess.principal.Username)
+		toLogin(w, r)
+		return false
+	case err != nil:
+		s.fail(w, r, &call{sess: sess}, err)
+		return false
+	}
+	sess.principal = p
+	return true
 }
 
 // withCompliance admits, beyond withSession, only the callers app.Scope.ComplianceTenant

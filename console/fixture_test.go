@@ -79,6 +79,7 @@ type fixture struct {
 	console *console.Server
 	http    *httptest.Server
 	clock   *clock
+	users   *identity.Users
 	drained int64 // the ledger position drain delivered up to
 }
 
@@ -89,7 +90,7 @@ func newFixture(t *testing.T, d database.Dialect) *fixture {
 	env := testenv.New(t, d)
 	signer, _ := testenv.Signer(t, env.Store, "mailledger-test")
 	users := identity.NewUsers(env.DB)
-	f := &fixture{t: t, env: env, clock: &clock{now: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)}}
+	f := &fixture{t: t, env: env, users: users, clock: &clock{now: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)}}
 	for _, u := range []identity.User{
 		{Username: adminUser, Domain: identity.LocalDomain, Role: identity.RoleAdmin},
 		{Username: auditorUser, Email: "auditor@example.test", Domain: tenant, Role: identity.RoleAuditor},

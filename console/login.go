@@ -58,10 +58,15 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.limiter.Succeed(ip, user)
+	p, stamp, err := s.auth.Current(r.Context(), p.Username)
+	if err != nil {
+		s.fail(w, r, nil, err)
+		return
+	}
 	if old := s.session(r); old != nil {
 		s.sessions.end(old.id)
 	}
-	sess := s.sessions.create(p)
+	sess := s.sessions.create(p, stamp)
 	setCookie(w, r, sess.id, 0)
 	s.logger.InfoContext(r.Context(), "console login", "user", p.Username, "client_ip", ip)
 	http.Redirect(w, r, page.Next, http.StatusSeeOther)

@@ -28,10 +28,15 @@ const DefaultIdleTimeout = 30 * time.Minute
 var staticFiles embed.FS
 
 // Authenticator checks a user name and password (*identity.Authenticator, the one the API's
-// HTTP Basic uses).
+// HTTP Basic uses), and reads a logged-in user again on every page (Current), so that a
+// deleted or disabled user, or a changed password, ends the session at once, and a changed
+// role applies at once, as with HTTP Basic.
 type Authenticator interface {
 	Authenticate(ctx context.Context, username, password string) (identity.Principal, error)
+	Current(ctx context.Context, username string) (identity.Principal, [32]byte, error)
 }
+
+var _ Authenticator = (*identity.Authenticator)(nil)
 
 // Options configure a Server.
 type Options struct {

@@ -19,6 +19,7 @@ const CookieName = "mailledger_session"
 type session struct {
 	id        string
 	principal identity.Principal
+	stamp     [32]byte // the password's stamp at login (Authenticator.Current)
 	csrf      string
 	lastSeen  time.Time
 }
@@ -45,12 +46,12 @@ func randomToken() string {
 }
 
 // create starts a session of p; expired sessions are dropped on the way.
-func (s *sessions) create(p identity.Principal) *session {
+func (s *sessions) create(p identity.Principal, stamp [32]byte) *session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
 	s.dropExpired(now)
-	sess := &session{id: randomToken(), principal: p, csrf: randomToken(), lastSeen: now}
+	sess := &session{id: randomToken(), principal: p, stamp: stamp, csrf: randomToken(), lastSeen: now}
 	s.byID[sess.id] = sess
 	return sess
 }
