@@ -70,6 +70,9 @@ type Config struct {
 	// Zero disables the schedule (run `mailledger purge` instead); ConfigFromEnv uses
 	// DefaultPurgeInterval when the variable is unset.
 	PurgeInterval time.Duration
+	// ConsoleSessionIdle is CONSOLE_SESSION_IDLE: a web console session not used for this
+	// long ends (default 30 minutes, at most 24 hours).
+	ConsoleSessionIdle time.Duration
 	// Exports is DIR_EXPORT (default $MAILLEDGER_DATA_DIR/export) and the
 	// EDISCOVERY_* limits, read by ExportsConfigFromEnv; its Logger stays nil.
 	Exports ExportsConfig
@@ -120,7 +123,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		PDFServiceURL: strings.TrimSpace(getenv("PDFSERVICE_URL")),
 	}
 	problems = append(problems, c.readErasure(getenv)...)
-	problems = append(problems, c.readSpam(getenv), c.readSmarthost(getenv))
+	problems = append(problems, c.readSpam(getenv), c.readSmarthost(getenv), c.readConsole(getenv))
 	var err error
 	if c.BootstrapAdmin, err = parseCredentials("MAILLEDGER_BOOTSTRAP_ADMIN", getenv("MAILLEDGER_BOOTSTRAP_ADMIN")); err != nil {
 		problems = append(problems, err)

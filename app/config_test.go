@@ -34,6 +34,7 @@ func TestConfigDefaults(t *testing.T) {
 		LogLevel:           slog.LevelInfo,
 		DistinctApprover:   true,
 		PurgeInterval:      time.Hour,
+		ConsoleSessionIdle: 30 * time.Minute,
 		Exports: app.ExportsConfig{Dir: "data/export", MaxGlobal: 3, MaxTenant: 1, Workers: 4,
 			ProgressItems: 500, ProgressInterval: time.Second, MaxInFlightBytes: app.DefaultMaxInFlightBytes},
 	}, c)

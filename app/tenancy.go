@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/domain"
 	"github.com/mailledger/mailledger/identity"
 )
 
@@ -168,4 +169,32 @@ func hostName(s string) string {
 		h = host
 	}
 	return strings.ToLower(strings.TrimSuffix(h, "."))
+}
+
+// ComplianceTenant is the tenant whose legal holds, erasure requests, retention rules and
+// ledger events the caller works on (docs/api.md): AllTenants for a global administrator,
+// their own tenant for an auditor; ErrForbidden for everybody else. The API and the web
+// console both ask it.
+func (s Scope) ComplianceTenant() (string, error) {
+	switch {
+	case s.IsGlobalAdmin():
+		return AllTenants, nil
+	case s.Role == identity.RoleAuditor:
+		return s.Tenant, nil
+	}
+	return "", ErrForbidden
+}
+
+// ReaderIn is the caller reading the archive of tenant: a plain user sees only the mail of
+// their own address, auditors and administrators the whole tenant. It returns nil for a
+// plain user without an address, who may see nothing.
+func (s Scope) ReaderIn(tenant string, md domain.Metadata) *Reader {
+	r := &Reader{Tenant: tenant, Meta: md}
+	if s.Role == identity.RoleUser {
+		if s.Email == "" {
+			return nil
+		}
+		r.Participant = s.Email
+	}
+	return r
 }

@@ -116,15 +116,10 @@ func clientIP(r *http.Request) string {
 }
 
 // holdScope is the tenant whose legal holds c manages (docs/api.md): every tenant for a
-// global administrator, their own for an auditor. Everybody else is forbidden.
+// global administrator, their own for an auditor (app.Scope.ComplianceTenant decides).
+// Everybody else is forbidden.
 func holdScope(c Caller) (string, error) {
-	switch {
-	case c.IsGlobalAdmin():
-		return app.AllTenants, nil
-	case c.Role == identity.RoleAuditor:
-		return c.Tenant, nil
-	}
-	return "", ErrForbidden
+	return c.Scope.ComplianceTenant()
 }
 
 // tenantParam returns the tenant a request acts in: the caller's own, or the `tenant`

@@ -14,7 +14,6 @@ import (
 	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/archive"
-	"github.com/mailledger/mailledger/identity"
 )
 
 // The message routes read the archive. Auditors and administrators see their tenant;
@@ -197,14 +196,7 @@ func (s *Server) reader(w http.ResponseWriter, r *http.Request) (*app.Reader, *a
 		writeError(w, r, s.logger, err)
 		return nil, nil, false
 	}
-	reader := &app.Reader{Tenant: tenant, Meta: metadata(r)}
-	if c.Role == identity.RoleUser {
-		if c.Email == "" {
-			return nil, msgs, true
-		}
-		reader.Participant = c.Email
-	}
-	return reader, msgs, true
+	return c.Scope.ReaderIn(tenant, metadata(r)), msgs, true
 }
 
 // parseMessageQuery reads the filters and the page of GET /api/v1/messages.

@@ -46,6 +46,9 @@ type Options struct {
 	HTTP HTTPConfig
 	// ReadyTimeout bounds the database ping of /readyz; 2 s when zero.
 	ReadyTimeout time.Duration
+	// Console, when set, answers every path the API does not route (the web console under
+	// /), behind the same correlation ids, panic recovery, request log and body limit.
+	Console http.Handler
 }
 
 // Server routes mailledger's HTTP API. It answers /healthz at once and /readyz with 503
@@ -58,6 +61,7 @@ type Server struct {
 	metrics      http.Handler
 	http         HTTPConfig
 	timeout      time.Duration
+	console      http.Handler
 	app          atomic.Pointer[app.Application]
 	router       *mux.Router
 }
@@ -78,7 +82,7 @@ func New(opts Options) (*Server, error) {
 	}
 	opts.HTTP.setDefaults()
 	s := &Server{auth: opts.Auth, limiter: opts.Limiter, multitenancy: opts.Multitenancy,
-		logger: opts.Logger, metrics: opts.Metrics, http: opts.HTTP, timeout: opts.ReadyTimeout}
+		logger: opts.Logger, metrics: opts.Metrics, http: opts.HTTP, timeout: opts.ReadyTimeout, console: opts.Console}
 	s.router = s.routes()
 	return s, nil
 }
@@ -107,6 +111,9 @@ func (s *Server) routes() *mux.Router {
 	s.ediscoveryRoutes(api)
 	s.managementRoutes(api)
 	api.NotFoundHandler = correlate(s.logRequests(limitBody(s.requireApp(s.requireAuth(http.HandlerFunc(s.notFound))))))
+	if s.console != nil {
+		r.PathPrefix("/").Handler(s.console)
+	}
 	r.NotFoundHandler = correlate(s.logRequests(http.HandlerFunc(s.notFound)))
 	return r
 }

@@ -131,3 +131,23 @@ func (a *Authenticator) remember(key [32]byte) {
 	}
 	a.verified[key] = now.Add(cacheTTL)
 }
+
+// Current returns the principal of username as the users table holds it now, and a stamp
+// of their password: for a session that logged in with Authenticate and must end when the
+// user is deleted or disabled or their password changes (the stamp differs then), and must
+// follow a change of role at once, as HTTP Basic does. A deleted or disabled user is
+// ErrBadCredentials. The stamp is an HMAC under this process's key, not the hash itself.
+func (a *Authenticator) Current(ctx context.Context, username string) (Principal, [32]byte, error) {
+	u, err := a.users.ByUsername(ctx, username)
+	if errors.Is(err, ErrNoUser) {
+		return Principal{}, [32]byte{}, ErrBadCredentials
+	}
+	if err != nil {
+		return Principal{}, [32]byte{}, err
+	}
+	if u.Disabled() {
+		return Principal{}, [32]byte{}, ErrBadCredentials
+	}
+	return Principal{UID: u.UID, Username: u.Username, Email: u.Email, Domain: u.Domain, Role: u.Role},
+		a.checkKey(username, "", u.PasswordHash), nil
+}

@@ -74,7 +74,7 @@ func TestUsage(t *testing.T) {
 		assert.Contains(t, r.stdout, "  "+cmd+" ")
 	}
 	for _, name := range []string{"GDPR_DISTINCT_APPROVER", "PDFSERVICE_URL", "MAILLEDGER_PURGE_INTERVAL", "DIR_EXPORT",
-		"EDISCOVERY_MAX_GLOBAL_EXPORTS", "EDISCOVERY_MAX_TENANT_EXPORTS", "EDISCOVERY_WORKERS"} {
+		"EDISCOVERY_MAX_GLOBAL_EXPORTS", "EDISCOVERY_MAX_TENANT_EXPORTS", "EDISCOVERY_WORKERS", "CONSOLE_SESSION_IDLE"} {
 		assert.Contains(t, r.stdout, "  "+name+" ")
 	}
 	r = runBinary(t, baseEnv(t))

@@ -46,7 +46,8 @@ commands:
 configuration (environment; docs/operations.md says more about each):
   MAILLEDGER_DATA_DIR            ./data
   DATABASE_URL                   sqlite://$MAILLEDGER_DATA_DIR/mailledger.db (also postgres://…, mysql://…)
-  HTTP_ADDR                      127.0.0.1:8080
+  HTTP_ADDR                      127.0.0.1:8080 (the API under /api/v1, the web console under /)
+  CONSOLE_SESSION_IDLE           a web console session unused this long ends, at most 24h (30m)
   HTTP_MAX_CONNECTIONS           connections served at once (1024)
   HTTP_READ_HEADER_TIMEOUT, HTTP_BODY_TIMEOUT, HTTP_WRITE_TIMEOUT, HTTP_DOWNLOAD_WRITE_TIMEOUT,
   HTTP_IDLE_TIMEOUT              per-request time limits (10s, 30s, 60s, 60s per write, 2m)

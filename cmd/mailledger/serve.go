@@ -15,6 +15,7 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/console"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/handlers"
 	"github.com/mailledger/mailledger/identity"
@@ -35,6 +36,7 @@ type service struct {
 	reg     *prometheus.Registry
 	metrics *ledgerMetrics
 	api     *handlers.Server
+	console *console.Server
 	http    *http.Server
 	// metricsHTTP serves /metrics on METRICS_ADDR; nil when that is unset.
 	metricsHTTP *http.Server
@@ -141,8 +143,13 @@ func (svc *service) newHTTP() error {
 	if svc.cfg.BootstrapAdmin.IsZero() {
 		svc.logger.Warn("MAILLEDGER_BOOTSTRAP_ADMIN is not set: only users added with `mailledger user add` can call the API")
 	}
-	svc.api, err = handlers.New(handlers.Options{Auth: auth, Multitenancy: svc.cfg.Multitenancy,
-		Logger: svc.logger, Metrics: metricsHandler, HTTP: svc.httpCfg})
+	limiter := identity.NewFailureLimiter(handlers.MaxLoginFailures, handlers.MaxLoginFailuresPerIP, handlers.LoginFailureWindow)
+	svc.console, err = console.New(console.Options{Auth: auth, Limiter: limiter, IdleTimeout: svc.cfg.ConsoleSessionIdle, Logger: svc.logger})
+	if err != nil {
+		return err
+	}
+	svc.api, err = handlers.New(handlers.Options{Auth: auth, Limiter: limiter, Multitenancy: svc.cfg.Multitenancy,
+		Logger: svc.logger, Metrics: metricsHandler, HTTP: svc.httpCfg, Console: svc.console})
 	if err != nil {
 		return err
 	}
@@ -196,6 +203,7 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 		return nil, err
 	}
 	svc.api.Attach(application)
+	svc.console.Attach(application)
 	if err := svc.startSMTP(arc, application.Tenancy); err != nil {
 		return stop, err
 	}

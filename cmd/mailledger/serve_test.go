@@ -46,6 +46,9 @@ func TestServeLifecycle(t *testing.T) {
 		s.waitFor("/readyz", http.StatusOK, 60*time.Second)
 		status, _ := s.get("/healthz", false)
 		assert.Equal(t, http.StatusOK, status)
+		status, page := s.get("/", false) // the console, on the API's address: to its login form
+		assert.Equal(t, http.StatusOK, status)
+		assert.Contains(t, page, `<form class="stack" method="post" action="/login">`)
 		checkLedgerEndpoints(t, s)
 		checkBackgroundCheckpoints(t, s, env)
 		checkMetrics(t, s.base, metricsAddr)

@@ -1,0 +1,76 @@
+package console_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/database"
+)
+
+// chromiumPath finds Debian's chromium; without it the test is skipped, loudly, except
+// under CI=true, where it fails.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("CI=true and no chromium: install it (apt-get install chromium)")
+	}
+	t.Skip("SKIPPED: no chromium on PATH; the console's browser test did not run (apt-get install chromium)")
+	return ""
+}
+
+// TestBrowserLoginAndSearch logs in and searches in a real, headless Chromium: the
+// redirect to the login form and back, the form, the cookie, the search and its table.
+func TestBrowserLoginAndSearch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real browser: not in -short")
+	}
+	exe := chromiumPath(t)
+	f := newFixture(t, database.SQLite)
+	f.archiveMail(tenant, mail("boss@example.test", userAddress, "browser hello", "seen in chromium"),
+		mail("boss@example.test", "someone@example.test", "browser secret", "not the user's"))
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.Flag("headless", true), chromedp.Flag("disable-gpu", true))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelTimeout()
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(f.http.URL+"/archive"),
+		chromedp.WaitVisible(`#username`),
+	))
+	loginHeading, err := chromedp.Run(ctx, chromedp.Text(`h1`))
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SendKeys(`#username`, plainUser),
+		chromedp.SendKeys(`#password`, password),
+		chromedp.Submit(`#password`),
+		chromedp.WaitVisible(`#q`),
+		chromedp.SendKeys(`#q`, "browser"),
+		chromedp.Submit(`#q`),
+		chromedp.WaitVisible(`#results`),
+	))
+	table, err := chromedp.Run(ctx, chromedp.Text(`main table`))
+	require.NoError(t, err)
+	url, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	assert.Equal(t, "Log in", loginHeading)
+	assert.Contains(t, url, "/archive?q=browser")
+	assert.Contains(t, table, "browser hello")
+	assert.NotContains(t, table, "browser secret", "a user sees only their own mail")
+}
