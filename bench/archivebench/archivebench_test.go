@@ -55,12 +55,12 @@ func TestLoadCorpusSkipsWhatTheParserRejects(t *testing.T) {
 	require.NoError(t, err)
 	var names []string
 	for _, s := range seeds {
-		names = append(names, s.name)
+		names = append(names, s.Name)
 	}
 	assert.Equal(t, []string{"a.eml", "c.eml", "sub/b.eml"}, names)
 	require.Len(t, skipped, 1, "README.md is not read at all; notes.txt is rejected")
-	assert.Equal(t, "notes.txt", skipped[0].name)
-	assert.ErrorIs(t, skipped[0].reason, archive.ErrNotMessage)
+	assert.Equal(t, "notes.txt", skipped[0].Name)
+	assert.ErrorIs(t, skipped[0].Reason, archive.ErrNotMessage)
 }
 
 func TestReplicateWritesDistinctFiles(t *testing.T) {

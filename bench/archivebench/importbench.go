@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/bench/internal/benchcorpus"
 	"github.com/mailledger/mailledger/bench/internal/benchenv"
 	"github.com/mailledger/mailledger/database"
 )
@@ -194,13 +195,13 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	return writeSynced(dst, data)
+	return benchcorpus.WriteSynced(dst, data)
 }
 
-func printCorpus(out io.Writer, cfg *config, seeds []seed, skipped []skippedFile, rep replica, took time.Duration) {
+func printCorpus(out io.Writer, cfg *config, seeds []benchcorpus.Seed, skipped []benchcorpus.Skipped, rep replica, took time.Duration) {
 	fmt.Fprintf(out, "import: corpus %s, %d files, %d accepted by the parser\n", cfg.corpus, len(seeds)+len(skipped), len(seeds))
 	for _, s := range skipped {
-		fmt.Fprintf(out, "  skipped %s: %v\n", s.name, s.reason)
+		fmt.Fprintf(out, "  skipped %s: %v\n", s.Name, s.Reason)
 	}
 	fmt.Fprintf(out, "  replicated to %d distinct files (header line X-Bench-Copy: N), %.1f MB, in %s (not timed)\n",
 		len(rep.files), float64(rep.bytes)/1e6, took.Round(time.Millisecond))

@@ -28,8 +28,14 @@ type Skipped struct {
 
 // Load reads every file under dir (README.md and hidden entries excluded, as the
 // importer's directory walk does) and keeps those the parser accepts as they are and as
-// distinct copies.
-func Load(dir string) ([]Seed, []Skipped, error) {
+// distinct copies, each without a leading mbox "From " line.
+func Load(dir string) ([]Seed, []Skipped, error) { return load(dir, true) }
+
+// LoadAsIs is Load with the files' bytes as they are, mbox line included (what an import
+// of the files reads).
+func LoadAsIs(dir string) ([]Seed, []Skipped, error) { return load(dir, false) }
+
+func load(dir string, stripMboxLine bool) ([]Seed, []Skipped, error) {
 	paths, err := archive.SourceFiles([]string{dir})
 	if err != nil {
 		return nil, nil, err
@@ -43,7 +49,9 @@ func Load(dir string) ([]Seed, []Skipped, error) {
 			return nil, nil, err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		raw = withoutMboxLine(raw)
+		if stripMboxLine {
+			raw = withoutMboxLine(raw)
+		}
 		if err := parsesAsIsAndCopied(parser, raw); err != nil {
 			skipped = append(skipped, Skipped{Name: rel, Reason: err})
 			continue
@@ -103,14 +111,15 @@ func WriteFiles(dir string, msgs [][]byte) error {
 		return err
 	}
 	for i, m := range msgs {
-		if err := writeSynced(filepath.Join(dir, fmt.Sprintf("copy-%06d.eml", i+1)), m); err != nil {
+		if err := WriteSynced(filepath.Join(dir, fmt.Sprintf("copy-%06d.eml", i+1)), m); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeSynced(path string, data []byte) error {
+// WriteSynced creates path with data and fsyncs it.
+func WriteSynced(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
