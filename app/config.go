@@ -273,6 +273,10 @@ func (c Config) LogValue() slog.Value {
 // and the archive's encryption keys.
 func (c Config) KeyDir() string { return filepath.Join(c.DataDir, "keys") }
 
+// CertificateDir is where serve keeps a copy of every completed erasure's certificate
+// bundle (CertificateKeeper), outside the database.
+func (c Config) CertificateDir() string { return filepath.Join(c.DataDir, "certificates") }
+
 // StoreDir is the root of the local message store.
 func (c Config) StoreDir() string { return filepath.Join(c.DataDir, "store") }
 

@@ -24,15 +24,20 @@ type ReappliedRequest struct {
 	TenantID      string `json:"tenant_id"`
 	Erased        int    `json:"erased"`
 	FilesReturned int    `json:"files_returned"`
+	// FromCertificate: the database did not know the erasure (it was restored from a
+	// backup made before it); its kept certificate bundle proved it.
+	FromCertificate bool `json:"from_certificate,omitempty"`
 }
 
 // ReapplyReport is the result of a run, as its event records it.
 type ReapplyReport struct {
-	Requests   []ReappliedRequest `json:"requests"`
-	Erased     int                `json:"erased"`
-	Files      int                `json:"files_returned"`
-	StartedAt  time.Time          `json:"started_at"`
-	FinishedAt time.Time          `json:"finished_at"`
+	Requests []ReappliedRequest `json:"requests"`
+	Erased   int                `json:"erased"`
+	Files    int                `json:"files_returned"`
+	// Refused are kept certificate bundles that did not verify: not applied.
+	Refused    []RefusedCertificate `json:"refused_certificates,omitempty"`
+	StartedAt  time.Time            `json:"started_at"`
+	FinishedAt time.Time            `json:"finished_at"`
 }
 
 // Reapply applies every completed erasure in the ledger again, after the database's
@@ -40,7 +45,10 @@ type ReapplyReport struct {
 // message of an erasure's scope dated before its execution that is visible again is
 // erased again (retained until today, out of the index; an active legal hold still keeps
 // it), and an erased message whose file is back in the store is marked for the next
-// purge. One erasure.reapplied event records the run, whatever it found, by actor.
+// purge. With ErasureConfig.Kept, the erasures that only a kept certificate bundle proves
+// (the whole database, ledger included, restored from before them) are applied the same
+// way from the bundle's scope and completion time. One erasure.reapplied event records
+// the run, whatever it found, by actor.
 func (e *Erasure) Reapply(ctx context.Context, actor string) (*ReapplyReport, error) {
 	md := domain.Metadata{Actor: actor}
 	done, err := e.queryRequests(ctx, `SELECT `+requestColumns+` FROM gdpr_requests WHERE status = ? ORDER BY id`, erasure.StatusCompleted)
@@ -48,11 +56,24 @@ func (e *Erasure) Reapply(ctx context.Context, actor string) (*ReapplyReport, er
 		return nil, err
 	}
 	rep := &ReapplyReport{Requests: []ReappliedRequest{}, StartedAt: e.cfg.Clock().UTC()}
+	kept, refused, err := e.keptErasures(completedIDs(done))
+	if err != nil {
+		return nil, err
+	}
+	rep.Refused = refused
+	views := make([]*RequestView, 0, len(done)+len(kept))
 	for i := range done {
-		r, err := e.reapplyOne(ctx, &done[i])
+		views = append(views, &done[i])
+	}
+	for i := range kept {
+		views = append(views, &kept[i].view)
+	}
+	for i, v := range views {
+		r, err := e.reapplyOne(ctx, v)
 		if err != nil {
-			return nil, fmt.Errorf("reapply %s: %w", done[i].RequestID, err)
+			return nil, fmt.Errorf("reapply %s: %w", v.RequestID, err)
 		}
+		r.FromCertificate = i >= len(done)
 		if r.Erased > 0 || r.FilesReturned > 0 {
 			rep.Requests = append(rep.Requests, r)
 			rep.Erased, rep.Files = rep.Erased+r.Erased, rep.Files+r.FilesReturned
@@ -90,11 +111,22 @@ func (e *Erasure) reapplyOne(ctx context.Context, v *RequestView) (ReappliedRequ
 
 // ArchiveLooksOlder reports whether the archive's tables look older than the ledger: a
 // completed erasure that deleted messages has none marked with its id, as after a restore
-// of the archive from a backup made before it. serve then runs Reapply at start.
+// of the archive from a backup made before it; or, with ErasureConfig.Kept, a kept
+// certificate proves such an erasure that the database does not know at all (the whole
+// database restored). serve then runs Reapply at start.
 func (e *Erasure) ArchiveLooksOlder(ctx context.Context) (bool, error) {
-	done, err := e.queryRequests(ctx, `SELECT `+requestColumns+` FROM gdpr_requests WHERE status = ? AND deleted_count > 0 ORDER BY id`, erasure.StatusCompleted)
+	all, err := e.queryRequests(ctx, `SELECT `+requestColumns+` FROM gdpr_requests WHERE status = ? ORDER BY id`, erasure.StatusCompleted)
 	if err != nil {
 		return false, err
+	}
+	if older, err := e.keptLooksOlder(ctx, completedIDs(all)); older || err != nil {
+		return older, err
+	}
+	done := make([]RequestView, 0, len(all))
+	for _, v := range all {
+		if v.DeletedCount > 0 {
+			done = append(done, v)
+		}
 	}
 	for _, v := range done {
 		n, err := e.arc.ErasedCount(ctx, v.TenantID, v.RequestID)

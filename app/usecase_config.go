@@ -70,6 +70,9 @@ type ErasureConfig struct {
 	// EraseBatch is how many messages one erasure transaction marks;
 	// archive.DefaultEraseBatch when 0.
 	EraseBatch int
+	// Kept are the certificate bundles kept outside the database (CertificateKeeper):
+	// Reapply also applies the erasures they prove that the database does not know.
+	Kept KeptCertificates
 }
 
 func (c *ErasureConfig) setDefaults() {
@@ -89,7 +92,7 @@ func (c ErasureConfig) Validate() error {
 	if c.EraseBatch < 0 {
 		return fmt.Errorf("%w: erase batch %d is negative", ErrConfig, c.EraseBatch)
 	}
-	return nil
+	return c.Kept.Validate()
 }
 
 // CertificatesConfig configures the certificates. The zero value has no PDF service.

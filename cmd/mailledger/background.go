@@ -8,12 +8,13 @@ import (
 	"github.com/mailledger/mailledger/eventstore"
 )
 
-// backgroundWork is what serve runs besides the checkpointer: the erasure consumers, the
-// eDiscovery exports (their scheduler consumer and their runs) and the purge schedule.
+// backgroundWork is what serve runs besides the checkpointer: the erasure consumers and
+// the keeper of their certificates, the eDiscovery exports (their scheduler consumer and their runs) and the purge schedule.
 type backgroundWork struct {
-	erasure *app.Erasure
-	exports *app.Exports
-	purger  *app.Purger
+	erasure      *app.Erasure
+	exports      *app.Exports
+	purger       *app.Purger
+	certificates *app.CertificateKeeper
 }
 
 // startBackground starts the work that follows the ledger: the consumers of
@@ -39,6 +40,9 @@ func startBackground(ctx context.Context, svc *service, store *eventstore.Store,
 	}
 	if work.exports != nil {
 		work.exports.Register(bg)
+	}
+	if work.certificates != nil {
+		work.certificates.Register(bg)
 	}
 	checkpointer, err := app.NewCheckpointer(store, signer, app.CheckpointerConfig{
 		Every: svc.cfg.CheckpointEvery, Interval: svc.cfg.CheckpointInterval, Logger: svc.logger,

@@ -28,7 +28,7 @@ const (
 // and the store's subfolders are not walked: once the data dir is 0700 nobody else can
 // reach them.
 func secureDataDir(cfg app.Config, logger *slog.Logger) error {
-	dirs := []string{cfg.DataDir, cfg.KeyDir(), cfg.StoreDir()}
+	dirs := []string{cfg.DataDir, cfg.KeyDir(), cfg.StoreDir(), cfg.CertificateDir()}
 	keys, err := filepath.Glob(filepath.Join(cfg.KeyDir(), "*.key"))
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/eventstore"
 )
 
 const erasuresUsage = "usage: mailledger erasures reapply"
@@ -31,12 +32,12 @@ func (env *environment) erasuresCommand(ctx context.Context, args []string) erro
 // reapplyErasures applies every completed erasure of the ledger again and prints
 // "reapplied N erasures: E messages erased again, F files back for the next purge".
 func (env *environment) reapplyErasures(ctx context.Context) error {
-	o, closeAll, err := env.open(ctx, migrated|withArchive|withLedger)
+	o, closeAll, err := env.open(ctx, migrated|withKey|withArchive|withLedger)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	er, err := app.NewErasure(o.store, o.arc, app.ErasureConfig{})
+	er, err := app.NewErasure(o.store, o.arc, app.ErasureConfig{Logger: env.logger(o.cfg), Kept: keptCertificates(o.cfg, o.key)})
 	if err != nil {
 		return err
 	}
@@ -49,8 +50,27 @@ func (env *environment) reapplyErasures(ctx context.Context) error {
 }
 
 func reapplySummary(rep *app.ReapplyReport) string {
-	return fmt.Sprintf("reapplied erasures: %d found something, %d messages erased again, %d files back for the next purge",
+	s := fmt.Sprintf("reapplied erasures: %d found something, %d messages erased again, %d files back for the next purge",
 		len(rep.Requests), rep.Erased, rep.Files)
+	fromCerts := 0
+	for _, r := range rep.Requests {
+		if r.FromCertificate {
+			fromCerts++
+		}
+	}
+	if fromCerts > 0 {
+		s += fmt.Sprintf("; %d known only from their kept certificates", fromCerts)
+	}
+	for _, r := range rep.Refused {
+		s += fmt.Sprintf("\nrefused kept certificate %s: %s", r.File, r.Reason)
+	}
+	return s
+}
+
+// keptCertificates is where serve keeps the certificate bundles (app.CertificateKeeper)
+// and the key they verify with, for Reapply.
+func keptCertificates(cfg app.Config, key *eventstore.Key) app.KeptCertificates {
+	return app.KeptCertificates{Dir: cfg.CertificateDir(), PublicKey: key.PublicKey, Origin: cfg.LedgerOrigin}
 }
 
 // reapplyIfOlder runs Reapply at serve's start when the archive looks older than the

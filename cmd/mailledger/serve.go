@@ -190,6 +190,10 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
+	keeper, err := app.NewCertificateKeeper(application.Certificates, svc.cfg.CertificateDir(), svc.logger)
+	if err != nil {
+		return nil, err
+	}
 	if err := reapplyIfOlder(ctx, application.Erasure, svc.logger); err != nil {
 		return nil, err
 	}
@@ -198,7 +202,7 @@ func (svc *service) start(ctx context.Context) (func() error, error) {
 		return nil, err
 	}
 	stop, err := startBackground(ctx, svc, store, signer, backgroundWork{
-		erasure: application.Erasure, exports: application.Exports, purger: purger})
+		erasure: application.Erasure, exports: application.Exports, purger: purger, certificates: keeper})
 	if err != nil {
 		return nil, err
 	}
@@ -254,9 +258,10 @@ func newApplication(cfg app.Config, store *eventstore.Store, signer *eventstore.
 		RetentionChanged:    rules.retention.Invalidate,
 		Storage:             storage,
 		Exports:             &exports,
-		Erasure:             app.ErasureConfig{AllowSameApprover: !cfg.DistinctApprover, Logger: logger},
-		Certificates:        app.CertificatesConfig{PDFServiceURL: cfg.PDFServiceURL},
-		Multitenancy:        cfg.Multitenancy,
+		Erasure: app.ErasureConfig{AllowSameApprover: !cfg.DistinctApprover, Logger: logger,
+			Kept: keptCertificates(cfg, signer.Key())},
+		Certificates: app.CertificatesConfig{PDFServiceURL: cfg.PDFServiceURL},
+		Multitenancy: cfg.Multitenancy,
 	})
 }
 
