@@ -16,6 +16,7 @@ import (
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
 	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/domain/erasure"
 	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/internal/testenv"
 )
@@ -107,6 +108,22 @@ func (f *erasureFixture) create(tenant string, addrs ...string) *app.RequestView
 	v, err := f.er.Create(f.ctx, tenant, app.CreateRequestInput{EmailAddresses: addrs, RequesterName: "Data Subject"}, actor("creator"))
 	require.NoError(f.t, err)
 	return v
+}
+
+// erase creates a request for addrs, lets it be assessed, approves and executes it, and
+// returns it completed.
+func (f *erasureFixture) erase(tenant string, addrs ...string) *app.RequestView {
+	f.t.Helper()
+	req := f.create(tenant, addrs...)
+	f.drain()
+	_, err := f.er.Approve(f.ctx, tenant, req.RequestID, actor("approver"))
+	require.NoError(f.t, err)
+	_, err = f.er.Execute(f.ctx, tenant, req.RequestID, actor("approver"))
+	require.NoError(f.t, err)
+	f.drain()
+	done := f.get(tenant, req.RequestID)
+	require.Equal(f.t, erasure.StatusCompleted, done.Status)
+	return done
 }
 
 func (f *erasureFixture) get(tenant, id string) *app.RequestView {

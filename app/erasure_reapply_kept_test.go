@@ -12,7 +12,6 @@ import (
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
-	"github.com/mailledger/mailledger/domain/erasure"
 	"github.com/mailledger/mailledger/eventstore"
 )
 
@@ -39,14 +38,7 @@ func TestReapplyFromKeptCertificates(t *testing.T) {
 		require.NoError(t, err)
 		keeper, err := app.NewCertificateKeeper(certs, kept.Dir, nil)
 		require.NoError(t, err)
-		req := f.create("acme", "carol@beta.test")
-		f.drain()
-		_, err = f.er.Approve(f.ctx, "acme", req.RequestID, actor("approver"))
-		require.NoError(t, err)
-		_, err = f.er.Execute(f.ctx, "acme", req.RequestID, actor("approver"))
-		require.NoError(t, err)
-		f.drain()
-		require.Equal(t, erasure.StatusCompleted, f.get("acme", req.RequestID).Status)
+		req := f.erase("acme", "carol@beta.test")
 		erased := f.erasedIDs(ids, req.RequestID)
 		require.NotEmpty(t, erased)
 		keepAll(t, f, keeper)

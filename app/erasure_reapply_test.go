@@ -14,7 +14,6 @@ import (
 	"github.com/mailledger/mailledger/archive/archivetest"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
-	"github.com/mailledger/mailledger/domain/erasure"
 	"github.com/mailledger/mailledger/eventstore"
 )
 
@@ -30,14 +29,7 @@ func TestReapplyAfterARestore(t *testing.T) {
 		storeDir := filepath.Join(f.dataDir, "store")
 		backup := t.TempDir()
 		require.NoError(t, os.CopyFS(backup, os.DirFS(storeDir)), "the store's backup, before the erasure")
-		req := f.create("acme", "carol@beta.test")
-		f.drain()
-		_, err := f.er.Approve(f.ctx, "acme", req.RequestID, actor("approver"))
-		require.NoError(t, err)
-		_, err = f.er.Execute(f.ctx, "acme", req.RequestID, actor("approver"))
-		require.NoError(t, err)
-		f.drain()
-		require.Equal(t, erasure.StatusCompleted, f.get("acme", req.RequestID).Status)
+		req := f.erase("acme", "carol@beta.test")
 		erased := f.erasedIDs(ids, req.RequestID)
 		require.NotEmpty(t, erased)
 		purger, err := app.NewPurger(f.store, f.arc, app.PurgerConfig{Clock: func() time.Time { return time.Now().Add(48 * time.Hour) }})
