@@ -42,6 +42,7 @@ var funcs = template.FuncMap{
 		}
 		return *s
 	},
+	"date": func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
 	"join": strings.Join,
 	"add":  func(a, b int) int { return a + b },
 }
@@ -72,6 +73,7 @@ type view struct {
 	Role       string
 	CSRF       string
 	Compliance bool
+	Switch     *tenantSwitch // the global administrator's tenant switch, nil for others
 	Data       any
 }
 
@@ -83,6 +85,9 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, c *call, status 
 		v.User, v.Role, v.CSRF = c.sess.principal.Username, c.sess.principal.Role.String(), c.sess.csrf
 		_, err := c.scope.ComplianceTenant()
 		v.Compliance = c.app != nil && err == nil
+		if v.Switch, err = switchFor(r, c); err != nil {
+			s.logger.ErrorContext(r.Context(), "console: list the tenants", "error", err.Error())
+		}
 	}
 	var buf bytes.Buffer
 	if err := s.pages.byName[page].Execute(&buf, v); err != nil {
