@@ -68,7 +68,7 @@ func (s *Server) withSession(fn pageFunc) http.HandlerFunc {
 		}
 		c.scope = scope
 		if scope.IsGlobalAdmin() && a.Tenancy.Multitenancy() {
-			c.switched = s.sessions.tenantOf(sess)
+			c.switched = sess.tenant
 		}
 		if r.Method == http.MethodPost && !sess.validCSRF(r.PostFormValue("csrf")) {
 			s.logger.WarnContext(r.Context(), "console: CSRF token missing or wrong", "user", sess.principal.Username, "path", r.URL.Path)

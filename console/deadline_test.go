@@ -77,7 +77,7 @@ func TestDeadlines(t *testing.T) {
 
 		// a month and a day after the creation: the second is overdue, the first was extended
 		f.clock.advance(second.CreatedAt.AddDate(0, 0, 31).Sub(f.clock.Now()))
-		b = f.login(auditorUser)             // the old session went idle
+		b = f.login(auditorUser) // the old session went idle
 		_, page = b.get("/compliance/gdpr?sort=due")
 		rows := regexp.MustCompile(`(?s)<tr( class="overdue")?>\s*<td><a href="/compliance/gdpr/(GDPR-[0-9-]+)">.*?</tr>`).FindAllStringSubmatch(page, -1)
 		require.Len(t, rows, 2, page)

@@ -102,16 +102,11 @@ func setCookie(w http.ResponseWriter, r *http.Request, id string, maxAge int) {
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 }
 
-// switchTenant records the tenant the global administrator of sess chose ("" none).
-func (s *sessions) switchTenant(sess *session, tenant string) {
+// switchTenant records the tenant the global administrator of session id chose ("" none).
+func (s *sessions) switchTenant(id, tenant string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sess.tenant = tenant
-}
-
-// tenantOf is the tenant the global administrator of sess chose ("" none).
-func (s *sessions) tenantOf(sess *session) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return sess.tenant
+	if sess, ok := s.byID[id]; ok {
+		sess.tenant = tenant
+	}
 }

@@ -61,7 +61,7 @@ func (s *Server) switchTenant(w http.ResponseWriter, r *http.Request, c *call) {
 			return
 		}
 	}
-	s.sessions.switchTenant(c.sess, tenant)
+	s.sessions.switchTenant(c.sess.id, tenant)
 	s.logger.InfoContext(r.Context(), "console: tenant switched", "user", c.sess.principal.Username, "tenant", tenant)
 	http.Redirect(w, r, sectionOf(localPath(r.PostFormValue("next"))), http.StatusSeeOther)
 }
