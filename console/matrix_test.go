@@ -195,6 +195,7 @@ func TestCSRF(t *testing.T) {
 		assert.Equal(t, "active", f.holdStatus(tenant, o.hold))
 		_, page := admin.get("/compliance/gdpr")
 		assert.NotContains(t, page, "forged@example.test")
+		assert.Contains(t, page, o.request, "no forged tenant switch either")
 		_, page = admin.get("/compliance/holds")
 		assert.NotContains(t, page, "forged@example.test")
 		resp, _ := admin.get("/")
