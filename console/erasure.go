@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/domain/erasure"
 )
 
 // The GDPR pages (menu Compliance): global administrators see every tenant's requests,
@@ -18,8 +19,8 @@ import (
 
 const gdprPath = "/compliance/gdpr"
 
-// requestStatuses are the states the list filters by (domain/erasure).
-var requestStatuses = []string{"pending", "assessing", "blocked", "pending_approval", "approved", "rejected", "executing", "completed", "failed"}
+// requestStatuses are the states the list filters by: the domain's own list.
+var requestStatuses = erasure.Statuses
 
 func (s *Server) erasureRoutes(r *mux.Router) {
 	const one = gdprPath + "/{request_id}"
@@ -37,6 +38,7 @@ type requestListPage struct {
 	Statuses   []string
 	Status     string
 	Sort       string
+	AllTenants bool // every tenant's requests: the list names each one's tenant
 	Total      int
 	Prev, Next string
 }
@@ -52,7 +54,8 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, c *call, t
 		s.fail(w, r, c, err)
 		return
 	}
-	page := requestListPage{Requests: list.Requests, Statuses: requestStatuses, Status: in.Status, Sort: in.Sort, Total: list.Total}
+	page := requestListPage{Requests: list.Requests, Statuses: requestStatuses, Status: in.Status, Sort: in.Sort, Total: list.Total,
+		AllTenants: tenant == app.AllTenants}
 	page.Prev, page.Next = pageLinks(url.Values{"status": {in.Status}, "sort": {in.Sort}}, in.Offset, len(list.Requests), list.Total)
 	s.render(w, r, c, http.StatusOK, "requests", "GDPR requests", page)
 }

@@ -42,7 +42,8 @@ var funcs = template.FuncMap{
 		}
 		return *s
 	},
-	"date": func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+	"date":    func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+	"minutes": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"join": strings.Join,
 	"add":  func(a, b int) int { return a + b },
 }
@@ -128,7 +129,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, c *call, err error
 	}
 	p := problem{Status: status, Message: err.Error()}
 	if kind == fault.NotFound {
-		p.Message = "Not found." // never say whether another tenant has it
+		p.Message = "Not found: there is no such page, or it is not yours to see." // never say whether another tenant has it
 	}
 	if status == http.StatusInternalServerError {
 		s.logger.ErrorContext(r.Context(), "console: request failed", "path", r.URL.Path, "error", err.Error())
