@@ -44,8 +44,8 @@ var funcs = template.FuncMap{
 	},
 	"date":    func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
 	"minutes": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-	"join": strings.Join,
-	"add":  func(a, b int) int { return a + b },
+	"join":    strings.Join,
+	"add":     func(a, b int) int { return a + b },
 }
 
 func parsePages() (*pages, error) {
