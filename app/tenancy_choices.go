@@ -39,6 +39,23 @@ func (t *Tenancy) Tenants(ctx context.Context) ([]TenantChoice, error) {
 			out = append(out, TenantChoice{Tenant: c.ref.Tenant, Customer: c.ref.CustomerID})
 		}
 	}
+	lone, err := t.loneDomains(ctx, customers)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range lone {
+		if tenant := TenantOf(t.multitenancy, d); !seen[tenant] {
+			seen[tenant] = true
+			out = append(out, TenantChoice{Tenant: tenant})
+		}
+	}
+	slices.SortStableFunc(out[1:], func(a, b TenantChoice) int { return strings.Compare(a.Tenant, b.Tenant) })
+	return out, nil
+}
+
+// loneDomains are the domains of users (the global administrators' aside) that no
+// customer has, directly or by a domain mapping.
+func (t *Tenancy) loneDomains(ctx context.Context, customers []customerRow) ([]string, error) {
 	domains, err := queryRows(ctx, t.db, "user domains", func(rows *sql.Rows) (string, error) {
 		var d string
 		if err := rows.Scan(&d); err != nil {
@@ -49,29 +66,35 @@ func (t *Tenancy) Tenants(ctx context.Context) ([]TenantChoice, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range domains {
-		has, err := t.customerOf(ctx, customers, d)
-		if err != nil {
-			return nil, err
-		}
-		if has || seen[d] || d == "" {
-			continue
-		}
-		seen[d] = true
-		out = append(out, TenantChoice{Tenant: TenantOf(t.multitenancy, d)})
+	mapped, err := t.mappings(ctx)
+	if err != nil {
+		return nil, err
 	}
-	slices.SortStableFunc(out[1:], func(a, b TenantChoice) int { return strings.Compare(a.Tenant, b.Tenant) })
+	var out []string
+	for _, d := range domains {
+		m := mapped[d]
+		has := findCustomer(customers, func(c customerRow) bool { return c.ref.Domain == d || (m != "" && c.ref.Domain == m) }) != nil
+		if !has && d != "" {
+			out = append(out, d)
+		}
+	}
 	return out, nil
 }
 
-// customerOf reports whether a customer has domain d, directly or by its mapping.
-func (t *Tenancy) customerOf(ctx context.Context, customers []customerRow, d string) (bool, error) {
-	mapped, err := t.mappedDomain(ctx, d)
-	if err != nil {
-		return false, err
+// mappings reads every domain mapping: domain → the domain it is mapped to.
+func (t *Tenancy) mappings(ctx context.Context) (map[string]string, error) {
+	pairs, err := queryRows(ctx, t.db, "domains", func(rows *sql.Rows) ([2]string, error) {
+		var p [2]string
+		if err := rows.Scan(&p[0], &p[1]); err != nil {
+			return p, fmt.Errorf("scan domain: %w", err)
+		}
+		return p, nil
+	}, `SELECT domain, mapped FROM domains WHERE mapped <> ''`)
+	out := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		out[p[0]] = p[1]
 	}
-	match := func(c customerRow) bool { return c.ref.Domain == d || (mapped != "" && c.ref.Domain == mapped) }
-	return findCustomer(customers, match) != nil, nil
+	return out, err
 }
 
 // HasTenant reports whether tenant is one of Tenants.
