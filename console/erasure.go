@@ -71,9 +71,9 @@ type newRequestPage struct {
 	Problem         *problem
 }
 
-// createRequest records a new request in the caller's tenant (a global administrator's:
-// the tenant switch, else "default") (app.Erasure.Create, which
-// validates the addresses) and shows it.
+// createRequest records a new request through app.Erasure.Create, which validates the
+// addresses, and shows it. It goes to the caller's tenant; a global administrator's is
+// the one of the tenant switch, else "default".
 func (s *Server) createRequest(w http.ResponseWriter, r *http.Request, c *call, _ string) {
 	page := newRequestPage{Addresses: r.PostFormValue("email_addresses"), Name: r.PostFormValue("requester_name")}
 	in := app.CreateRequestInput{EmailAddresses: strings.Fields(strings.ReplaceAll(page.Addresses, ",", " ")),
