@@ -6,7 +6,7 @@ GOFLAGS  ?=
 TESTFLAGS ?= -timeout 40m
 BENCHTIME ?= 1x
 
-.PHONY: build run test test-race bench lint fmt clean
+.PHONY: build run test test-race bench lint fmt clean screenshots
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mailledger
@@ -38,6 +38,12 @@ test-race:
 
 bench: build
 	bash bench/run.sh
+
+# Full-page PNGs of the console's main pages, 1280 pixels wide, into docs/console (shown
+# in docs/console.md), taken in a headless Chromium (apt-get install chromium) over a
+# fixture archive. Look at them after a change to the pages.
+screenshots:
+	CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console $(GO) test -count=1 -run '^TestScreenshots$$' ./console/
 
 # gofmt, go vet, staticcheck (its default checks, unused code included; a finding kept on
 # purpose carries a //lint:ignore with its reason), then the import rules. staticcheck is

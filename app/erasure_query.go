@@ -39,7 +39,7 @@ type RequestView struct {
 	CertificateHash      *string    `json:"certificate_hash"`
 	CertificateAvailable bool       `json:"certificate_available"`
 	// DueAt is when the request is due (30 days after its creation, later when extended);
-	// Overdue says that it is still open past it.
+	// Overdue says that it is still open past it (at the Erasure's clock).
 	DueAt   time.Time `json:"due_at"`
 	Overdue bool      `json:"overdue"`
 	// CompletionPosition is the ledger position of the completion event, 0 before.
@@ -137,8 +137,15 @@ func validateList(in ListRequestsInput) error {
 	return v.Err()
 }
 
+// queryRequests reads request rows; each view's Overdue is read at the Erasure's clock.
 func (e *Erasure) queryRequests(ctx context.Context, q string, args ...any) ([]RequestView, error) {
-	return queryRows(ctx, e.store.DB(), "erasure requests", scanRequest, q, args...)
+	views, err := queryRows(ctx, e.store.DB(), "erasure requests", scanRequest, q, args...)
+	now := e.cfg.Clock()
+	for i := range views {
+		v := &views[i]
+		v.Overdue = v.Status != erasure.StatusCompleted && v.Status != erasure.StatusRejected && now.After(v.DueAt)
+	}
+	return views, err
 }
 
 // requestNulls receives the nullable and JSON columns of a request row.
@@ -189,7 +196,6 @@ func (n *requestNulls) fill(v *RequestView) error {
 	if v.DueAt, err = database.TimeValue(n.due); err != nil {
 		return err
 	}
-	v.Overdue = v.Status != erasure.StatusCompleted && v.Status != erasure.StatusRejected && time.Now().After(v.DueAt)
 	v.ExecutedAt, err = timePtr(n.executedAt)
 	return err
 }

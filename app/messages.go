@@ -208,3 +208,12 @@ func fmtDate(t time.Time) string {
 	}
 	return t.UTC().Format(time.RFC3339)
 }
+
+// Smarthost names the relay restores go through (SMARTHOST_ADDR), "" when none is
+// configured.
+func (m *Messages) Smarthost() string {
+	if m.cfg.Smarthost == nil {
+		return ""
+	}
+	return m.cfg.Smarthost.String()
+}

@@ -61,8 +61,8 @@ type ErasureConfig struct {
 	// it. False, the default, refuses that. Turning it on lets one person create and
 	// approve an erasure, which removes the segregation of duties.
 	AllowSameApprover bool
-	// Clock dates request ids (their year) and the retention of erased messages; time.Now
-	// when nil.
+	// Clock dates request ids (their year) and the retention of erased messages, and
+	// tells which requests are overdue; time.Now when nil.
 	Clock func() time.Time
 	// Logger receives the background consumers' log (each completed erasure at info);
 	// slog.Default() when nil.

@@ -52,7 +52,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c *call) {
 		s.fail(w, r, c, err)
 		return
 	}
-	if reader := c.scope.ReaderIn(c.scope.Tenant, metadata(r, w, c)); reader != nil {
+	if reader := c.scope.ReaderIn(c.homeTenant(), metadata(r, w, c)); reader != nil {
 		msgs, total, err := c.app.Messages.Search(r.Context(), *reader, q)
 		if err != nil {
 			s.fail(w, r, c, err)
@@ -146,7 +146,7 @@ func reader(r *http.Request, w http.ResponseWriter, c *call) (*app.Reader, int64
 	if err != nil {
 		return nil, 0, err
 	}
-	rd := c.scope.ReaderIn(c.scope.Tenant, metadata(r, w, c))
+	rd := c.scope.ReaderIn(c.homeTenant(), metadata(r, w, c))
 	if rd == nil {
 		return nil, 0, fmt.Errorf("%w: message %d", archive.ErrNotFound, id)
 	}

@@ -25,6 +25,18 @@ type call struct {
 	sess  *session
 	scope app.Scope
 	app   *app.Application
+	// switched is the tenant a global administrator chose in the tenant switch (under
+	// MULTITENANCY), "" when none: the API's `?tenant=`.
+	switched string
+}
+
+// homeTenant is the tenant whose archive the caller reads and in which their new requests
+// and holds are made: the tenant switch of a global administrator, else their own.
+func (c *call) homeTenant() string {
+	if c.switched != "" {
+		return c.switched
+	}
+	return c.scope.Tenant
 }
 
 type pageFunc func(w http.ResponseWriter, r *http.Request, c *call)
@@ -55,6 +67,9 @@ func (s *Server) withSession(fn pageFunc) http.HandlerFunc {
 			return
 		}
 		c.scope = scope
+		if scope.IsGlobalAdmin() && a.Tenancy.Multitenancy() {
+			c.switched = sess.tenant
+		}
 		if r.Method == http.MethodPost && !sess.validCSRF(r.PostFormValue("csrf")) {
 			s.logger.WarnContext(r.Context(), "console: CSRF token missing or wrong", "user", sess.principal.Username, "path", r.URL.Path)
 			s.fail(w, r, c, errBadCSRF)
@@ -84,14 +99,17 @@ func (s *Server) current(w http.ResponseWriter, r *http.Request, sess *session) 
 }
 
 // withCompliance admits, beyond withSession, only the callers app.Scope.ComplianceTenant
-// admits (global administrators: every tenant; auditors: their own), and hands fn that
-// tenant.
+// admits (global administrators: every tenant, or the one of their tenant switch;
+// auditors: their own), and hands fn that tenant.
 func (s *Server) withCompliance(fn func(w http.ResponseWriter, r *http.Request, c *call, tenant string)) http.HandlerFunc {
 	return s.withSession(func(w http.ResponseWriter, r *http.Request, c *call) {
 		tenant, err := c.scope.ComplianceTenant()
 		if err != nil {
 			s.fail(w, r, c, err)
 			return
+		}
+		if c.switched != "" {
+			tenant = c.switched
 		}
 		fn(w, r, c, tenant)
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/mailledger/mailledger/app"
+	"github.com/mailledger/mailledger/domain/erasure"
 )
 
 // The GDPR pages (menu Compliance): global administrators see every tenant's requests,
@@ -18,8 +19,8 @@ import (
 
 const gdprPath = "/compliance/gdpr"
 
-// requestStatuses are the states the list filters by (domain/erasure).
-var requestStatuses = []string{"pending", "assessing", "blocked", "pending_approval", "approved", "rejected", "executing", "completed", "failed"}
+// requestStatuses are the states the list filters by: the domain's own list.
+var requestStatuses = erasure.Statuses
 
 func (s *Server) erasureRoutes(r *mux.Router) {
 	const one = gdprPath + "/{request_id}"
@@ -27,6 +28,7 @@ func (s *Server) erasureRoutes(r *mux.Router) {
 	r.Handle(gdprPath+"/new", methods{get: s.withCompliance(s.newRequestForm), post: s.withCompliance(s.createRequest)})
 	r.Handle(one, methods{get: s.withCompliance(s.showRequest)})
 	r.Handle(one+"/{action:approve|reject|execute}", methods{get: s.withCompliance(s.confirmAction), post: s.withCompliance(s.requestAction)})
+	r.Handle(one+"/extend", methods{post: s.withCompliance(s.extendDeadline)})
 	s.certificateRoutes(r, one)
 }
 
@@ -35,13 +37,16 @@ type requestListPage struct {
 	Requests   []app.RequestView
 	Statuses   []string
 	Status     string
+	Sort       string
+	AllTenants bool // every tenant's requests: the list names each one's tenant
 	Total      int
 	Prev, Next string
 }
 
-// listRequests lists the requests, newest first, filtered by ?status=.
+// listRequests lists the requests, filtered by ?status=, newest first or, with
+// ?sort=due, the earliest due date first (app.Erasure.List checks both).
 func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, c *call, tenant string) {
-	in := app.ListRequestsInput{Status: r.URL.Query().Get("status"), Limit: pageSize}
+	in := app.ListRequestsInput{Status: r.URL.Query().Get("status"), Sort: r.URL.Query().Get("sort"), Limit: pageSize}
 	in.Offset, _ = strconv.Atoi(r.URL.Query().Get("offset"))
 	in.Offset = max(in.Offset, 0)
 	list, err := c.app.Erasure.List(r.Context(), tenant, in)
@@ -49,8 +54,9 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, c *call, t
 		s.fail(w, r, c, err)
 		return
 	}
-	page := requestListPage{Requests: list.Requests, Statuses: requestStatuses, Status: in.Status, Total: list.Total}
-	page.Prev, page.Next = pageLinks(url.Values{"status": {in.Status}}, in.Offset, len(list.Requests), list.Total)
+	page := requestListPage{Requests: list.Requests, Statuses: requestStatuses, Status: in.Status, Sort: in.Sort, Total: list.Total,
+		AllTenants: tenant == app.AllTenants}
+	page.Prev, page.Next = pageLinks(url.Values{"status": {in.Status}, "sort": {in.Sort}}, in.Offset, len(list.Requests), list.Total)
 	s.render(w, r, c, http.StatusOK, "requests", "GDPR requests", page)
 }
 
@@ -65,13 +71,14 @@ type newRequestPage struct {
 	Problem         *problem
 }
 
-// createRequest records a new request in the caller's tenant (app.Erasure.Create, which
-// validates the addresses) and shows it.
+// createRequest records a new request through app.Erasure.Create, which validates the
+// addresses, and shows it. It goes to the caller's tenant; a global administrator's is
+// the one of the tenant switch, else "default".
 func (s *Server) createRequest(w http.ResponseWriter, r *http.Request, c *call, _ string) {
 	page := newRequestPage{Addresses: r.PostFormValue("email_addresses"), Name: r.PostFormValue("requester_name")}
 	in := app.CreateRequestInput{EmailAddresses: strings.Fields(strings.ReplaceAll(page.Addresses, ",", " ")),
 		RequesterName: strings.TrimSpace(page.Name)}
-	v, err := c.app.Erasure.Create(r.Context(), c.scope.Tenant, in, metadata(r, w, c))
+	v, err := c.app.Erasure.Create(r.Context(), c.homeTenant(), in, metadata(r, w, c))
 	if err != nil {
 		if fields := invalidFields(err); fields != nil {
 			page.Problem = &problem{Message: "The request was not created.", Fields: fields}
@@ -84,17 +91,25 @@ func (s *Server) createRequest(w http.ResponseWriter, r *http.Request, c *call, 
 	http.Redirect(w, r, gdprPath+"/"+url.PathEscape(v.RequestID), http.StatusSeeOther)
 }
 
-// requestPage is one request with its history replayed from the ledger.
+// requestPage is one request with its history replayed from the ledger, and the
+// deadline form (filled again after a refusal).
 type requestPage struct {
 	Request *app.RequestView
 	History []app.HistoryEntry
 	Path    string
+	Extend  extendForm
 }
 
 // showRequest shows a request, the actions its state allows, and its history as
 // app.Erasure.History replays it from the ledger (each event, who, when, from where,
 // the state after it, its leaf hash).
 func (s *Server) showRequest(w http.ResponseWriter, r *http.Request, c *call, tenant string) {
+	s.renderRequest(w, r, c, tenant, http.StatusOK, extendForm{})
+}
+
+// renderRequest renders the request page of {request_id} with status and the deadline
+// form ext.
+func (s *Server) renderRequest(w http.ResponseWriter, r *http.Request, c *call, tenant string, status int, ext extendForm) {
 	id := mux.Vars(r)["request_id"]
 	v, err := c.app.Erasure.Get(r.Context(), tenant, id)
 	if err != nil {
@@ -106,8 +121,8 @@ func (s *Server) showRequest(w http.ResponseWriter, r *http.Request, c *call, te
 		s.fail(w, r, c, err)
 		return
 	}
-	page := requestPage{Request: v, History: history, Path: gdprPath + "/" + url.PathEscape(id)}
-	s.render(w, r, c, http.StatusOK, "request", v.RequestID, page)
+	page := requestPage{Request: v, History: history, Path: gdprPath + "/" + url.PathEscape(id), Extend: newExtendForm(v, ext)}
+	s.render(w, r, c, status, "request", v.RequestID, page)
 }
 
 // confirmPage asks to confirm an action on a request.

@@ -23,6 +23,7 @@ import (
 	"github.com/mailledger/mailledger/console"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/eventstore"
 	"github.com/mailledger/mailledger/handlers"
 	"github.com/mailledger/mailledger/identity"
 	"github.com/mailledger/mailledger/internal/testenv"
@@ -81,6 +82,20 @@ type fixture struct {
 	clock   *clock
 	users   *identity.Users
 	drained int64 // the ledger position drain delivered up to
+	api     *handlers.Server
+	signer  *eventstore.Signer
+}
+
+// attach hands a new application to the API and the console, with the fixture's clock
+// (which tells overdue requests) and the smarthost relay (nil: no restores).
+func (f *fixture) attach(relay app.Smarthost) {
+	f.t.Helper()
+	cfg := app.ApplicationConfig{Archive: f.env.Archive, Multitenancy: true, Erasure: app.ErasureConfig{Clock: f.clock.Now}, Smarthost: relay}
+	a, err := app.New(f.env.Store, f.signer, cfg)
+	require.NoError(f.t, err)
+	f.app = a
+	f.api.Attach(a)
+	f.console.Attach(a)
 }
 
 const idle = 30 * time.Minute
@@ -112,10 +127,8 @@ func newFixture(t *testing.T, d database.Dialect) *fixture {
 	require.NoError(t, err)
 	api, err := handlers.New(handlers.Options{Auth: auth, Limiter: limiter, Multitenancy: true, Logger: logger, Console: f.console})
 	require.NoError(t, err)
-	f.app, err = app.New(env.Store, signer, app.ApplicationConfig{Archive: env.Archive, Multitenancy: true})
-	require.NoError(t, err)
-	api.Attach(f.app)
-	f.console.Attach(f.app)
+	f.api, f.signer = api, signer
+	f.attach(nil)
 	f.http = httptest.NewServer(api)
 	t.Cleanup(f.http.Close)
 	return f

@@ -47,11 +47,12 @@ func (s *Server) newHoldForm(w http.ResponseWriter, r *http.Request, c *call, _ 
 	s.render(w, r, c, http.StatusOK, "hold_new", "Place a legal hold", newHoldPage{Input: app.PlaceHoldInput{Type: "address"}})
 }
 
-// placeHold places a hold in the caller's tenant (app.LegalHolds.Place validates it).
+// placeHold places a hold in the caller's tenant (a global administrator's: the tenant
+// switch, else "default") (app.LegalHolds.Place validates it).
 func (s *Server) placeHold(w http.ResponseWriter, r *http.Request, c *call, _ string) {
 	in := app.PlaceHoldInput{Type: r.PostFormValue("type"), Value: r.PostFormValue("value"),
 		Reason: r.PostFormValue("reason"), Matter: r.PostFormValue("matter")}
-	if _, err := c.app.LegalHolds.Place(r.Context(), c.scope.Tenant, in, metadata(r, w, c)); err != nil {
+	if _, err := c.app.LegalHolds.Place(r.Context(), c.homeTenant(), in, metadata(r, w, c)); err != nil {
 		if fields := invalidFields(err); fields != nil {
 			page := newHoldPage{Input: in, Problem: &problem{Message: "The hold was not placed.", Fields: fields}}
 			s.render(w, r, c, http.StatusBadRequest, "hold_new", "Place a legal hold", page)

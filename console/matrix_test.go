@@ -41,7 +41,8 @@ type probe struct {
 // form without); the archive is everybody's, scoped; compliance pages are for global
 // administrators (every tenant) and auditors (their tenant); another tenant's object is
 // 404, never 403. The global administrator reads the archive of the tenant "default"
-// only (the console has no tenant switch yet), so example.test's message is 404 to them.
+// until they choose another in the tenant switch (these probes make no switch), so
+// example.test's message is 404 to them.
 var (
 	everybody  = map[string]int{adminUser: 200, auditorUser: 200, customerAdmin: 200, plainUser: 200, otherAuditor: 200}
 	compliance = map[string]int{adminUser: 200, auditorUser: 200, customerAdmin: 403, plainUser: 403, otherAuditor: 200}
@@ -69,7 +70,13 @@ var consoleProbes = map[string][]probe{
 	"/archive":                   {get(fixed("/archive?q=hello"), everybody)},
 	"/archive/messages/{id}":     {get(func(o matrixObjects) string { return fmt.Sprintf("/archive/messages/%d", o.message) }, ownMessage)},
 	"/archive/messages/{id}/raw": {get(func(o matrixObjects) string { return fmt.Sprintf("/archive/messages/%d/raw", o.message) }, ownMessage)},
-	"/compliance/gdpr":           {get(fixed("/compliance/gdpr"), compliance)},
+	// Without a smarthost, a restore that may go ahead is 503; the others are 404 first.
+	"/archive/messages/{id}/restore": {get(restore, ownMessage),
+		{method: "POST", path: restore, form: url.Values{"to": {userAddress}},
+			want: map[string]int{adminUser: 404, auditorUser: 503, customerAdmin: 503, plainUser: 503, otherAuditor: 404}, anonymous: 303}},
+	"/tenant": {{method: "POST", path: fixed("/tenant"), form: url.Values{"tenant": {tenant}},
+		want: map[string]int{adminUser: 303, auditorUser: 403, customerAdmin: 403, plainUser: 403, otherAuditor: 403}, anonymous: 303}},
+	"/compliance/gdpr": {get(fixed("/compliance/gdpr"), compliance)},
 	"/compliance/gdpr/new": {get(fixed("/compliance/gdpr/new"), compliance),
 		{method: "POST", path: fixed("/compliance/gdpr/new"), form: url.Values{"email_addresses": {"x@example.test"}},
 			want: map[string]int{adminUser: 303, auditorUser: 303, customerAdmin: 403, plainUser: 403, otherAuditor: 303}, anonymous: 303}},
@@ -77,6 +84,8 @@ var consoleProbes = map[string][]probe{
 	"/compliance/gdpr/{request_id}/{action:approve|reject|execute}": {get(request("/approve"), ownObject),
 		get(request("/execute"), ownObject),
 		{method: "POST", path: request("/execute"), want: map[string]int{adminUser: 409, auditorUser: 409, customerAdmin: 403, plainUser: 403, otherAuditor: 404}, anonymous: 303}},
+	"/compliance/gdpr/{request_id}/extend": {{method: "POST", path: request("/extend"), form: url.Values{"due_at": {"2000-01-01"}, "reason": {"probe"}},
+		want: map[string]int{adminUser: 400, auditorUser: 400, customerAdmin: 403, plainUser: 403, otherAuditor: 404}, anonymous: 303}},
 	"/compliance/gdpr/{request_id}/certificate":        {get(request("/certificate"), notCompleted)},
 	"/compliance/gdpr/{request_id}/certificate/pdf":    {get(request("/certificate/pdf"), notCompleted)},
 	"/compliance/gdpr/{request_id}/certificate/bundle": {get(request("/certificate/bundle"), notCompleted)},
@@ -84,6 +93,8 @@ var consoleProbes = map[string][]probe{
 	"/compliance/holds/new":                            {get(fixed("/compliance/holds/new"), compliance)},
 	"/compliance/holds/{id}/release":                   {get(func(o matrixObjects) string { return "/compliance/holds/" + o.hold + "/release" }, ownObject)},
 }
+
+func restore(o matrixObjects) string { return fmt.Sprintf("/archive/messages/%d/restore", o.message) }
 
 // notCompleted: the request has no certificate yet (409) for those who may see it.
 var notCompleted = map[string]int{adminUser: 409, auditorUser: 409, customerAdmin: 403, plainUser: 403, otherAuditor: 404}
@@ -163,6 +174,8 @@ func TestCSRF(t *testing.T) {
 			{"/compliance/holds/" + o.hold + "/release", nil},
 			{"/compliance/gdpr/new", url.Values{"email_addresses": {"forged@example.test"}}},
 			{"/compliance/holds/new", url.Values{"type": {"address"}, "value": {"forged@example.test"}, "reason": {"x"}}},
+			{"/compliance/gdpr/" + o.request + "/extend", url.Values{"due_at": {"2099-01-01"}, "reason": {"forged"}}},
+			{"/tenant", url.Values{"tenant": {otherTenant}}},
 			{"/logout", nil},
 		} {
 			for name, token := range map[string]string{"missing": "", "wrong": strings.Repeat("A", 43), "another session's": intruder.csrf} {
@@ -182,6 +195,7 @@ func TestCSRF(t *testing.T) {
 		assert.Equal(t, "active", f.holdStatus(tenant, o.hold))
 		_, page := admin.get("/compliance/gdpr")
 		assert.NotContains(t, page, "forged@example.test")
+		assert.Contains(t, page, o.request, "no forged tenant switch either")
 		_, page = admin.get("/compliance/holds")
 		assert.NotContains(t, page, "forged@example.test")
 		resp, _ := admin.get("/")

@@ -12,6 +12,8 @@ type messagePage struct {
 	Message *archive.Message
 	HTML    template.HTML
 	Text    string
+	// RestoreTo fills the restore form: the user's own address, when known.
+	RestoreTo string
 }
 
 // message shows one message through app.Messages.Get and Body (each recorded as a view):
@@ -33,7 +35,7 @@ func (s *Server) message(w http.ResponseWriter, r *http.Request, c *call) {
 		s.fail(w, r, c, err)
 		return
 	}
-	page := messagePage{Message: m, Text: body.Text}
+	page := messagePage{Message: m, Text: body.Text, RestoreTo: c.sess.principal.Email}
 	if body.HTML != "" {
 		page.HTML = sanitizeHTML(body.HTML)
 	}

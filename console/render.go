@@ -42,8 +42,10 @@ var funcs = template.FuncMap{
 		}
 		return *s
 	},
-	"join": strings.Join,
-	"add":  func(a, b int) int { return a + b },
+	"date":    func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+	"minutes": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"join":    strings.Join,
+	"add":     func(a, b int) int { return a + b },
 }
 
 func parsePages() (*pages, error) {
@@ -72,6 +74,7 @@ type view struct {
 	Role       string
 	CSRF       string
 	Compliance bool
+	Switch     *tenantSwitch // the global administrator's tenant switch, nil for others
 	Data       any
 }
 
@@ -83,6 +86,9 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, c *call, status 
 		v.User, v.Role, v.CSRF = c.sess.principal.Username, c.sess.principal.Role.String(), c.sess.csrf
 		_, err := c.scope.ComplianceTenant()
 		v.Compliance = c.app != nil && err == nil
+		if v.Switch, err = switchFor(r, c); err != nil {
+			s.logger.ErrorContext(r.Context(), "console: list the tenants", "error", err.Error())
+		}
 	}
 	var buf bytes.Buffer
 	if err := s.pages.byName[page].Execute(&buf, v); err != nil {
@@ -123,7 +129,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, c *call, err error
 	}
 	p := problem{Status: status, Message: err.Error()}
 	if kind == fault.NotFound {
-		p.Message = "Not found." // never say whether another tenant has it
+		p.Message = "Not found: there is no such page, or it is not yours to see." // never say whether another tenant has it
 	}
 	if status == http.StatusInternalServerError {
 		s.logger.ErrorContext(r.Context(), "console: request failed", "path", r.URL.Path, "error", err.Error())

@@ -22,6 +22,7 @@ type session struct {
 	stamp     [32]byte // the password's stamp at login (Authenticator.Current)
 	csrf      string
 	lastSeen  time.Time
+	tenant    string // the global administrator's tenant switch ("" none)
 }
 
 // sessions keeps the sessions of this process in memory: a restart logs everybody out,
@@ -99,4 +100,13 @@ func (sess *session) validCSRF(token string) bool {
 func setCookie(w http.ResponseWriter, r *http.Request, id string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: id, Path: "/", MaxAge: maxAge,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+}
+
+// switchTenant records the tenant the global administrator of session id chose ("" none).
+func (s *sessions) switchTenant(id, tenant string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess, ok := s.byID[id]; ok {
+		sess.tenant = tenant
+	}
 }
