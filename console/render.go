@@ -44,6 +44,7 @@ var funcs = template.FuncMap{
 	},
 	"join": strings.Join,
 	"add":  func(a, b int) int { return a + b },
+	"inc":  func(n int64) int64 { return n + 1 },
 }
 
 func parsePages() (*pages, error) {
@@ -72,8 +73,15 @@ type view struct {
 	Role       string
 	CSRF       string
 	Compliance bool
-	Data       any
+	Exports    bool
+	// Refresh, when above 0, makes the page reload itself every so many seconds (a page
+	// whose data has RefreshSeconds: an export that runs).
+	Refresh int
+	Data    any
 }
+
+// refresher is the data of a page that reloads itself while something runs.
+type refresher interface{ RefreshSeconds() int }
 
 // render writes page with data, status and the layout of c's user (c may be nil: the
 // login form).
@@ -83,6 +91,11 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, c *call, status 
 		v.User, v.Role, v.CSRF = c.sess.principal.Username, c.sess.principal.Role.String(), c.sess.csrf
 		_, err := c.scope.ComplianceTenant()
 		v.Compliance = c.app != nil && err == nil
+		_, err = c.scope.ExportTenant()
+		v.Exports = c.app != nil && c.app.Exports != nil && err == nil
+	}
+	if rf, ok := data.(refresher); ok {
+		v.Refresh = rf.RefreshSeconds()
 	}
 	var buf bytes.Buffer
 	if err := s.pages.byName[page].Execute(&buf, v); err != nil {

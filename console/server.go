@@ -111,6 +111,7 @@ func (s *Server) routes() *mux.Router {
 	s.archiveRoutes(r)
 	s.erasureRoutes(r)
 	s.holdRoutes(r)
+	s.exportRoutes(r)
 	r.NotFoundHandler = s.withSession(func(w http.ResponseWriter, r *http.Request, c *call) {
 		s.fail(w, r, c, errNoPage)
 	})
