@@ -150,7 +150,8 @@ func readExportForm(r *http.Request) exportForm {
 		Attachments: f("include_attachments") != "", Custodian: f("organize_by_custodian") != ""}
 }
 
-// request is the form as the API's request: every field given. A number that is not one
+// request is the form as the API's request: an empty text field takes its default, an
+// unticked box is false. A number that is not one
 // is a problem of its field, reported with every problem export.Request.Normalize finds
 // in the rest, and nothing is created.
 func (f exportForm) request() (export.Request, error) {
@@ -176,8 +177,8 @@ func (f exportForm) request() (export.Request, error) {
 	req := export.Request{BatesPrefix: &f.Prefix, BatesStartNumber: number("bates_start_number", f.Start),
 		BatesDigits: small("bates_digits", f.Digits), Workers: small("workers", f.Workers),
 		IncludeNatives: &f.Natives, IncludeText: &f.Text, IncludeAttachments: &f.Attachments,
-		OrganizeByCustodian: &f.Custodian, LoadFileFormat: &f.LoadFileFormat, DateFormat: &f.DateFormat,
-		DatDelimiters: &f.DatDelimiters}
+		OrganizeByCustodian: &f.Custodian, LoadFileFormat: given(f.LoadFileFormat), DateFormat: given(f.DateFormat),
+		DatDelimiters: given(f.DatDelimiters)}
 	for _, s := range strings.FieldsFunc(f.EmailIDs, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }) {
 		if id := number("email_ids", s); id != nil {
 			req.EmailIDs = append(req.EmailIDs, *id)
@@ -192,6 +193,14 @@ func (f exportForm) request() (export.Request, error) {
 		}
 	}
 	return req, ve.Err()
+}
+
+// given is s, or nil (the default) when it is empty.
+func given(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // renderDialog shows the dialog with where its prefix continues and the tenant's

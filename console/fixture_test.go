@@ -9,6 +9,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -112,7 +113,8 @@ func newFixture(t *testing.T, d database.Dialect) *fixture {
 	require.NoError(t, err)
 	api, err := handlers.New(handlers.Options{Auth: auth, Limiter: limiter, Multitenancy: true, Logger: logger, Console: f.console})
 	require.NoError(t, err)
-	f.app, err = app.New(env.Store, signer, app.ApplicationConfig{Archive: env.Archive, Multitenancy: true})
+	exports := app.ExportsConfig{Dir: filepath.Join(env.DataDir, "export"), ProgressInterval: 20 * time.Millisecond, Logger: logger}
+	f.app, err = app.New(env.Store, signer, app.ApplicationConfig{Archive: env.Archive, Multitenancy: true, Exports: &exports})
 	require.NoError(t, err)
 	api.Attach(f.app)
 	f.console.Attach(f.app)
