@@ -91,8 +91,8 @@ func (b *browser) awaitExportPage(path, status string) string {
 	}
 }
 
-// checkProduction checks a downloaded ZIP: both load files, one row each per selected
-// email and no other, each row's native in the ZIP with the archived bytes, named by its
+// checkProduction checks a downloaded ZIP of an export with both load files: both there,
+// the CSV with one row per selected email and no other, each row's native in the ZIP with the archived bytes, named by its
 // Bates number.
 func checkProduction(t *testing.T, raw []byte, prefix string, want map[int64]string) {
 	t.Helper()
@@ -107,9 +107,10 @@ func checkProduction(t *testing.T, raw []byte, prefix string, want map[int64]str
 		require.NoError(t, rc.Close())
 		files[zf.Name] = body
 	}
-	require.Contains(t, files, "loadfile.dat")
-	csvFile, ok := files["loadfile.csv"]
-	require.True(t, ok, "loadfile.csv in %v", keys(files))
+	require.Contains(t, keys(files), "loadfile.dat")
+	require.Contains(t, keys(files), "loadfile.csv")
+	csvFile := files["loadfile.csv"]
+	assert.Equal(t, len(want)+1, bytes.Count(files["loadfile.dat"], []byte("\r\n")), "DAT: a header and one line per selected email")
 	rows, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(csvFile, []byte("\ufeff")))).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, len(want)+1, "a header and one row per selected email")
