@@ -105,6 +105,11 @@ func TestExportFlow(t *testing.T) {
 		assert.Contains(t, resp.Header.Get("Content-Disposition"), app.ExportFileName("CASE", jobID))
 		checkProduction(t, []byte(zipBody), "CASE", selected)
 
+		head, err := b.c.Head(f.http.URL + path + "/download")
+		require.NoError(t, err)
+		require.NoError(t, head.Body.Close())
+		assert.Equal(t, http.StatusMethodNotAllowed, head.StatusCode, "a HEAD would record a download without one")
+
 		log, err := f.app.Exports.DownloadLog(context.Background(), tenant, jobID)
 		require.NoError(t, err)
 		require.Len(t, log, 1, "the download is in the download log")
