@@ -173,7 +173,8 @@ func TestExportEverySearchResult(t *testing.T) {
 }
 
 // TestExportCancelAndCSRF: a pending export is cancelled behind its confirm page; a POST
-// without the session's token creates and cancels nothing.
+// without the session's token creates and cancels nothing; an invalid prefix's preview
+// says why.
 func TestExportCancelAndCSRF(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, database.SQLite)
@@ -186,6 +187,10 @@ func TestExportCancelAndCSRF(t *testing.T) {
 	list, err := f.app.Exports.List(context.Background(), tenant)
 	require.NoError(t, err)
 	require.Empty(t, list.Exports)
+
+	resp, page = b.submit("/compliance/exports/new", url.Values{"bates_prefix": {"A B"}, "action": {"preview"}})
+	require.Equal(t, http.StatusOK, resp.StatusCode, "a preview is no refusal")
+	assert.Contains(t, page, "Not a valid prefix: character &#39; &#39; at position 2 is not allowed")
 
 	resp, _ = b.submit("/compliance/exports/new", form)
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
