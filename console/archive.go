@@ -35,6 +35,10 @@ type searchPage struct {
 	Capped     bool
 	First      int
 	Prev, Next string
+	// CanExport shows the selection boxes and the export buttons (app.Scope.ExportTenant);
+	// ExportAll is the dialog's query of every result of this search.
+	CanExport bool
+	ExportAll string
 }
 
 // search shows the search form and, once a search was asked for (any field given, or
@@ -62,7 +66,23 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	page.First = q.Offset + 1
 	page.Prev, page.Next = pageLinks(v, q.Offset, len(page.Messages), page.Total)
+	page.CanExport, page.ExportAll = exportLinks(c, v)
 	s.render(w, r, c, http.StatusOK, "search", "Archive", page)
+}
+
+// exportLinks reports whether the caller may export, and the export dialog's query of
+// every result of the search v.
+func exportLinks(c *call, v url.Values) (bool, string) {
+	if _, err := c.scope.ExportTenant(); err != nil || c.app.Exports == nil {
+		return false, ""
+	}
+	q := url.Values{"search": {"1"}}
+	for _, name := range []string{"q", "from", "to", "date_from", "date_to", "tag"} {
+		if val := v.Get(name); val != "" {
+			q.Set(name, val)
+		}
+	}
+	return true, "?" + q.Encode()
 }
 
 // pageLinks are the query strings of the previous and next result pages ("" when none).

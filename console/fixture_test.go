@@ -9,6 +9,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -90,7 +91,10 @@ type fixture struct {
 // (which tells overdue requests) and the smarthost relay (nil: no restores).
 func (f *fixture) attach(relay app.Smarthost) {
 	f.t.Helper()
-	cfg := app.ApplicationConfig{Archive: f.env.Archive, Multitenancy: true, Erasure: app.ErasureConfig{Clock: f.clock.Now}, Smarthost: relay}
+	exports := app.ExportsConfig{Dir: filepath.Join(f.env.DataDir, "export"), ProgressInterval: 20 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	cfg := app.ApplicationConfig{Archive: f.env.Archive, Multitenancy: true, Erasure: app.ErasureConfig{Clock: f.clock.Now},
+		Smarthost: relay, Exports: &exports}
 	a, err := app.New(f.env.Store, f.signer, cfg)
 	require.NoError(f.t, err)
 	f.app = a

@@ -25,6 +25,7 @@ var matrixUsers = []string{adminUser, auditorUser, customerAdmin, plainUser, oth
 type matrixObjects struct {
 	objects
 	message int64
+	export  string // a cancelled export of example.test
 }
 
 // probe is one request of the matrix and the status each caller gets; anonymous is the
@@ -48,7 +49,16 @@ var (
 	compliance = map[string]int{adminUser: 200, auditorUser: 200, customerAdmin: 403, plainUser: 403, otherAuditor: 200}
 	ownObject  = map[string]int{adminUser: 200, auditorUser: 200, customerAdmin: 403, plainUser: 403, otherAuditor: 404}
 	ownMessage = map[string]int{adminUser: 404, auditorUser: 200, customerAdmin: 200, plainUser: 200, otherAuditor: 404}
+	// Exports are the auditors' only, as in the API (/api/v1/ediscovery).
+	exporters = map[string]int{adminUser: 403, auditorUser: 200, customerAdmin: 403, plainUser: 403, otherAuditor: 200}
+	ownExport = map[string]int{adminUser: 403, auditorUser: 200, customerAdmin: 403, plainUser: 403, otherAuditor: 404}
+	// A cancelled export neither downloads nor cancels again (409).
+	exportConflict = map[string]int{adminUser: 403, auditorUser: 409, customerAdmin: 403, plainUser: 403, otherAuditor: 404}
 )
+
+func exportPath(suffix string) func(matrixObjects) string {
+	return func(o matrixObjects) string { return "/compliance/exports/" + o.export + suffix }
+}
 
 func fixed(path string) func(matrixObjects) string { return func(matrixObjects) string { return path } }
 
@@ -92,6 +102,14 @@ var consoleProbes = map[string][]probe{
 	"/compliance/holds":                                {get(fixed("/compliance/holds"), compliance)},
 	"/compliance/holds/new":                            {get(fixed("/compliance/holds/new"), compliance)},
 	"/compliance/holds/{id}/release":                   {get(func(o matrixObjects) string { return "/compliance/holds/" + o.hold + "/release" }, ownObject)},
+	"/compliance/exports":                              {get(fixed("/compliance/exports"), exporters)},
+	"/compliance/exports/new": {get(fixed("/compliance/exports/new"), exporters),
+		{method: "POST", path: fixed("/compliance/exports/new"), form: url.Values{"bates_prefix": {"-"}},
+			want: map[string]int{adminUser: 403, auditorUser: 400, customerAdmin: 403, plainUser: 403, otherAuditor: 400}, anonymous: 303}},
+	"/compliance/exports/{job_id}":          {get(exportPath(""), ownExport)},
+	"/compliance/exports/{job_id}/download": {get(exportPath("/download"), exportConflict)},
+	"/compliance/exports/{job_id}/{action:cancel|delete}": {get(exportPath("/cancel"), ownExport), get(exportPath("/delete"), ownExport),
+		{method: "POST", path: exportPath("/cancel"), want: exportConflict, anonymous: 303}},
 }
 
 func restore(o matrixObjects) string { return fmt.Sprintf("/archive/messages/%d/restore", o.message) }
@@ -108,6 +126,7 @@ func TestConsoleRoleMatrix(t *testing.T) {
 		f := newFixture(t, d)
 		o := matrixObjects{objects: f.makeObjects(tenant, "subject@example.test")}
 		o.message = f.archiveMail(tenant, mail("boss@example.test", userAddress, "hello user", "example secret words"))[0]
+		o.export = f.cancelledExport(tenant, o.message)
 		routes := console.RouteTemplates(f.console)
 		for _, route := range routes {
 			probes, ok := consoleProbes[route]
@@ -123,6 +142,7 @@ func TestConsoleRoleMatrix(t *testing.T) {
 		}
 		assert.Equal(t, "pending_approval", f.status(tenant, o.request), "nothing changed the request")
 		assert.Equal(t, "active", f.holdStatus(tenant, o.hold))
+		assert.Equal(t, "cancelled", f.exportStatus(tenant, o.export))
 	})
 }
 
@@ -142,7 +162,7 @@ func checkProbe(t *testing.T, f *fixture, o matrixObjects, p probe) {
 		resp, body := send(b, p.method, path, form)
 		assert.Equal(t, p.want[user], resp.StatusCode, "%s %s as %s", p.method, path, user)
 		if user == otherAuditor {
-			for _, marker := range []string{o.request, o.hold, "example secret", "subject@example.test"} {
+			for _, marker := range []string{o.request, o.hold, o.export, "example secret", "subject@example.test"} {
 				assert.NotContains(t, body, marker, "%s %s as %s shows example.test's %q", p.method, path, user, marker)
 			}
 		}

@@ -46,6 +46,7 @@ var funcs = template.FuncMap{
 	"minutes": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"join":    strings.Join,
 	"add":     func(a, b int) int { return a + b },
+	"inc":     func(n int64) int64 { return n + 1 },
 }
 
 func parsePages() (*pages, error) {
@@ -74,9 +75,16 @@ type view struct {
 	Role       string
 	CSRF       string
 	Compliance bool
+	Exports    bool
 	Switch     *tenantSwitch // the global administrator's tenant switch, nil for others
-	Data       any
+	// Refresh, when above 0, makes the page reload itself every so many seconds (a page
+	// whose data has RefreshSeconds: an export that runs).
+	Refresh int
+	Data    any
 }
+
+// refresher is the data of a page that reloads itself while something runs.
+type refresher interface{ RefreshSeconds() int }
 
 // render writes page with data, status and the layout of c's user (c may be nil: the
 // login form).
@@ -86,9 +94,14 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, c *call, status 
 		v.User, v.Role, v.CSRF = c.sess.principal.Username, c.sess.principal.Role.String(), c.sess.csrf
 		_, err := c.scope.ComplianceTenant()
 		v.Compliance = c.app != nil && err == nil
+		_, err = c.scope.ExportTenant()
+		v.Exports = c.app != nil && c.app.Exports != nil && err == nil
 		if v.Switch, err = switchFor(r, c); err != nil {
 			s.logger.ErrorContext(r.Context(), "console: list the tenants", "error", err.Error())
 		}
+	}
+	if rf, ok := data.(refresher); ok {
+		v.Refresh = rf.RefreshSeconds()
 	}
 	var buf bytes.Buffer
 	if err := s.pages.byName[page].Execute(&buf, v); err != nil {

@@ -113,6 +113,7 @@ func (s *Server) routes() *mux.Router {
 	s.holdRoutes(r)
 	s.tenantRoutes(r)
 	s.restoreRoutes(r)
+	s.exportRoutes(r)
 	r.NotFoundHandler = s.withSession(func(w http.ResponseWriter, r *http.Request, c *call) {
 		s.fail(w, r, c, errNoPage)
 	})

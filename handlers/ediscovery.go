@@ -8,7 +8,6 @@ import (
 
 	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/domain/export"
-	"github.com/mailledger/mailledger/identity"
 )
 
 // The eDiscovery routes (docs/api.md, "eDiscovery exports"). The routes
@@ -208,16 +207,17 @@ func (s *Server) writeBatesPrefixes(w http.ResponseWriter, r *http.Request, x *a
 	writeJSON(w, http.StatusOK, map[string][]batesPrefixJSON{"prefixes": out})
 }
 
-// auditorExports admits auditors only (docs/api.md: administrators are not auditors
-// here) and returns the exports and the caller's tenant; 403 for everybody else, then
-// 503 when the service runs without the exports.
+// auditorExports admits auditors only (app.Scope.ExportTenant, which the web console asks
+// too; docs/api.md: administrators are not auditors here) and returns the exports and the
+// caller's tenant; 403 for everybody else, then 503 when the service runs without the
+// exports.
 func (s *Server) auditorExports(w http.ResponseWriter, r *http.Request) (*app.Exports, string, bool) {
-	c := caller(r)
-	if c.Role != identity.RoleAuditor {
+	tenant, err := caller(r).Scope.ExportTenant()
+	if err != nil {
 		writeError(w, r, s.logger, ErrForbidden)
 		return nil, "", false
 	}
-	return s.exports(w, r, c.Tenant)
+	return s.exports(w, r, tenant)
 }
 
 // adminExports admits the global administrator only and returns the exports and the

@@ -108,6 +108,16 @@ func (r Request) Normalize(workerCap int) (Config, error) {
 	return c, v.Err()
 }
 
+// CheckPrefix reports what is wrong with a Bates prefix (rule 1) as a
+// *domain.ValidationError of the field bates_prefix; nil when it is valid.
+func CheckPrefix(p string) error {
+	var v domain.ValidationError
+	if problem := prefixProblem(p); problem != "" {
+		v.Add("bates_prefix", problem)
+	}
+	return v.Err()
+}
+
 // prefixRule is what a Bates prefix must be.
 const prefixRule = "1 to 32 of A-Z a-z 0-9 _ -, starting with a letter or digit"
 

@@ -186,3 +186,15 @@ func TestBatesPrefixProblemIsExplained(t *testing.T) {
 		assert.Contains(t, v.Fields["bates_prefix"], want, "prefix %q", prefix)
 	}
 }
+
+// TestCheckPrefix: CheckPrefix applies rule 1's prefix rule alone, with Normalize's text.
+func TestCheckPrefix(t *testing.T) {
+	assert.NoError(t, CheckPrefix("ACME_2026-a"))
+	for _, p := range []string{"", "-A", "A B", strings.Repeat("A", 33)} {
+		err := CheckPrefix(p)
+		var ve *domain.ValidationError
+		require.True(t, errors.As(err, &ve), "got %v for %q; want a validation error", err, p)
+		_, nerr := Request{BatesPrefix: ptr(p), EmailIDs: []int64{1}}.Normalize(0)
+		assert.Equal(t, nerr.(*domain.ValidationError).Fields["bates_prefix"], ve.Fields["bates_prefix"], "prefix %q", p)
+	}
+}
