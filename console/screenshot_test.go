@@ -19,6 +19,7 @@ import (
 	"github.com/mailledger/mailledger/archive/archivetest"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/domain"
+	"github.com/mailledger/mailledger/domain/export"
 )
 
 // shotWidth is the browser width of the screenshots, in CSS pixels.
@@ -33,6 +34,8 @@ type shotObjects struct {
 	html      int64 // an HTML message with a remote image
 	completed string
 	overdue   string
+	exportIDs []int64 // the auditor's tenant's messages, all in exportJob
+	exportJob string  // a completed export
 }
 
 // screenshotPages are the pages TestScreenshots captures, in order, as the global
@@ -54,6 +57,20 @@ var screenshotPages = []struct {
 	{"gdpr-requests-empty", func(shotObjects) string { return "/compliance/gdpr?status=executing" }},
 	{"holds", func(shotObjects) string { return "/compliance/holds" }},
 	{"not-found", func(shotObjects) string { return "/archive/messages/999999" }},
+}
+
+// auditorPages are the pages TestScreenshots captures after them as an auditor of the
+// tenant that has an export (exports are the auditors' alone).
+var auditorPages = []struct {
+	name string
+	path func(shotObjects) string
+}{
+	{"archive-search-auditor", func(shotObjects) string { return "/archive?go=1" }},
+	{"export-new", func(o shotObjects) string {
+		return fmt.Sprintf("/compliance/exports/new?id=%d&id=%d&bates_prefix=ACME", o.exportIDs[0], o.exportIDs[1])
+	}},
+	{"exports", func(shotObjects) string { return "/compliance/exports" }},
+	{"export", func(o shotObjects) string { return "/compliance/exports/" + o.exportJob }},
 }
 
 // TestScreenshots captures full-page PNGs of the console's main pages, 1280 pixels wide,
@@ -89,6 +106,19 @@ func TestScreenshots(t *testing.T) {
 		chromedp.Click(`form.stack button.primary`),
 		chromedp.WaitVisible(`p.notice`)))
 	capture(ctx, t, dir, "restore-sent")
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(`form[action="/logout"] button`),
+		chromedp.WaitVisible(`#username`),
+		chromedp.SendKeys(`#username`, auditorUser),
+		chromedp.SendKeys(`#password`, password),
+		chromedp.Submit(`#password`),
+		chromedp.WaitVisible(`main h1`),
+	))
+	for _, p := range auditorPages {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(f.http.URL+p.path(o)), chromedp.WaitVisible(`main h1`)), p.name)
+		capture(ctx, t, dir, p.name)
+	}
 }
 
 // overflowing lists the elements of main that reach past its right edge (a table or a
@@ -162,7 +192,26 @@ func screenshotFixture(t *testing.T, f *fixture) shotObjects {
 	_, err = f.app.LegalHolds.Release(ctx, app.DefaultTenant, released.ID, approver)
 	require.NoError(t, err)
 	f.drain()
+	o.exportIDs, o.exportJob = shotExport(t, f)
 	// a month and a day later: the open requests are overdue, the extended one is not
 	f.clock.advance(v.CreatedAt.AddDate(0, 0, 31).Sub(f.clock.Now()))
 	return o
+}
+
+// shotExport archives three messages in the auditor's tenant and exports them, and
+// returns their ids and the completed export's job id.
+func shotExport(t *testing.T, f *fixture) ([]int64, string) {
+	t.Helper()
+	sent := time.Date(2026, 11, 18, 14, 0, 0, 0, time.UTC)
+	ids := f.archiveMail(tenant,
+		string(archivetest.Message("cfo@example.test", []string{"board@example.test"}, nil, "Board pack, November", "Attached are the figures.", sent)),
+		string(archivetest.WithAttachment("counsel@lawfirm.example", "cfo@example.test", "Draft settlement", "Privileged.", "settlement.pdf", []byte("%PDF-1.4 draft"), sent.Add(time.Hour))),
+		mail("cfo@example.test", "auditor@example.test", "Re: Draft settlement", "Noted."))
+	f.startExports()
+	prefix := "ACME"
+	v, err := f.app.Exports.Create(context.Background(), tenant, export.Request{BatesPrefix: &prefix, EmailIDs: ids},
+		domain.Metadata{Actor: auditorUser, ClientIP: "192.0.2.10"})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return f.exportStatus(tenant, v.JobID) == "completed" }, 30*time.Second, 20*time.Millisecond)
+	return ids, v.JobID
 }
