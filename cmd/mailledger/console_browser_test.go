@@ -1,6 +1,8 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/mailledger/mailledger/archive/archivetest"
 	"github.com/mailledger/mailledger/certificate/render/pdftest"
+	"github.com/mailledger/mailledger/internal/smtpsink"
 )
 
 // TestConsoleErasureInChromiumWithTheBinary drives the built binary's console in a
@@ -221,4 +224,91 @@ func startPDFService(t *testing.T) string {
 		return resp.StatusCode == http.StatusOK
 	}, time.Minute, 50*time.Millisecond, "pdfservice answers its health check")
 	return addr
+}
+
+// TestConsoleExportAndRestoreInChromiumWithTheBinary drives the built binary's console in
+// a headless Chromium: the auditor searches the imported corpus for the data subject,
+// ticks two results, creates their export in the dialog, waits on its self-reloading page
+// until it is completed and downloads the ZIP, which holds the natives and load file rows
+// of exactly those two messages; then restores one message to a mailbox through the
+// message page and its confirm page, and the SMTP relay (a test server this test runs)
+// receives the stored original.
+func TestConsoleExportAndRestoreInChromiumWithTheBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real browser and the binary: not in -short")
+	}
+	if _, err := pdftest.Chromium(); err != nil {
+		pdftest.Require(t) // skips, or fails under CI=true
+	}
+	sink := smtpsink.Start(t, smtpsink.Options{})
+	env := baseEnv(t)
+	env["MAILLEDGER_BOOTSTRAP_AUDITOR"] = dpoUser + ":" + dpoPassword
+	env["MAILLEDGER_PURGE_INTERVAL"] = "0"
+	env["SMARTHOST_ADDR"] = sink.Addr
+	env["SMARTHOST_STARTTLS"] = "off"
+	r := runBinary(t, env, "import", archivetest.CorpusDir(t))
+	require.Equal(t, 1, r.code, "one corpus file is not mail: %s", r.stderr)
+	s := startServe(t, env)
+	s.waitFor("/readyz", http.StatusOK, 60*time.Second)
+
+	b := &consoleBrowser{t: t, ctx: browser(t), base: s.base}
+	b.login(dpoUser, dpoPassword)
+	b.do(chromedp.Navigate(s.base+"/archive?go=1&from="+erasedSubject), chromedp.WaitVisible(`#results`))
+	boxes := tabValue(b, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('input[name="id"]')).map(e => e.value)`))
+	require.Len(t, boxes, 3, "the 3 messages the data subject sent, each with its box")
+	picked := boxes[:2]
+	b.do(chromedp.Click(`#select-`+picked[0]), chromedp.Click(`#select-`+picked[1]), chromedp.Click(`#export-selected`),
+		chromedp.WaitVisible(`#bates_prefix`), chromedp.SendKeys(`#bates_prefix`, "CORP"),
+		chromedp.Click(`#create`), chromedp.WaitVisible(`#download`)) // the page reloads itself until completed
+	require.Equal(t, "completed", tabValue(b, chromedp.Text(`#status`)))
+	href := tabValue(b, chromedp.Evaluate[string](`document.querySelector('#download').href`))
+	zipped := b.download(href)
+	files := unzipped(t, zipped)
+	var natives []string
+	for name := range files {
+		if strings.HasSuffix(name, ".eml") {
+			natives = append(natives, name)
+		}
+	}
+	assert.Len(t, natives, 2, "two natives in %v", keysOf(files))
+	for _, name := range natives {
+		assert.Contains(t, string(files[name]), erasedSubject)
+	}
+
+	// Restore the first picked message to a mailbox.
+	b.do(chromedp.Navigate(s.base+"/archive/messages/"+picked[0]), chromedp.WaitVisible(`#restore`),
+		chromedp.SetValue(`#to`, "legal@example.test"), chromedp.Submit(`#to`),
+		chromedp.WaitVisible(`form.stack button.primary`), chromedp.Click(`form.stack button.primary`),
+		chromedp.WaitVisible(`p.notice`))
+	assert.Contains(t, tabValue(b, chromedp.Text(`p.notice`)), "legal@example.test")
+	raw := b.download(s.base + "/archive/messages/" + picked[0] + "/raw")
+	got := sink.Messages()
+	require.Len(t, got, 1)
+	assert.Equal(t, []string{"legal@example.test"}, got[0].To)
+	assert.Equal(t, string(raw), string(got[0].Data), "the relay received the stored original")
+}
+
+// unzipped reads every file of a ZIP.
+func unzipped(t *testing.T, data []byte) map[string][]byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	out := map[string][]byte{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		require.NoError(t, err)
+		body, err := io.ReadAll(rc)
+		rc.Close()
+		require.NoError(t, err)
+		out[f.Name] = body
+	}
+	return out
+}
+
+func keysOf(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
