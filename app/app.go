@@ -32,6 +32,8 @@ type Application struct {
 	Management *Management
 	// RetentionRules manages the tenants' retention rules.
 	RetentionRules *RetentionRules
+	// Verification re-hashes the whole ledger in the background for the web console.
+	Verification *LedgerVerification
 	store          *eventstore.Store
 }
 
@@ -54,6 +56,9 @@ func New(store *eventstore.Store, signer *eventstore.Signer, cfg ApplicationConf
 		return nil, err
 	}
 	a := &Application{Ledger: ledger, LegalHolds: holds, Certificates: certs, store: store}
+	if a.Verification, err = NewLedgerVerification(store, signer.Key().PublicKey, nil); err != nil {
+		return nil, err
+	}
 	if a.RetentionRules, err = NewRetentionRules(store, cfg.RetentionChanged); err != nil {
 		return nil, err
 	}
