@@ -34,7 +34,7 @@ type Application struct {
 	RetentionRules *RetentionRules
 	// Verification re-hashes the whole ledger in the background for the web console.
 	Verification *LedgerVerification
-	store          *eventstore.Store
+	store        *eventstore.Store
 }
 
 // New returns the Application over store, signing checkpoints with signer; cfg adds the
