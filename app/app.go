@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mailledger/mailledger/certificate/render"
 	"github.com/mailledger/mailledger/eventstore"
 )
 
@@ -131,6 +132,10 @@ func NewLedger(store *eventstore.Store, signer *eventstore.Signer) (*Ledger, err
 
 // PublicKey returns the verifier key text of the checkpoint signatures.
 func (l *Ledger) PublicKey() string { return l.signer.Key().PublicKey }
+
+// KeyFingerprint is the public key's fingerprint as the certificates print it: the
+// lower-case hex SHA-256 of the key text (render.KeyFingerprint).
+func (l *Ledger) KeyFingerprint() string { return render.KeyFingerprint(l.PublicKey()) }
 
 // Checkpoint returns a signed checkpoint of the current head, signing one on demand when
 // the newest stored checkpoint is older than the head.
