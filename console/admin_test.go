@@ -104,6 +104,12 @@ func TestAdminObjectsThroughForms(t *testing.T) {
 		admin.requireSubmit("/admin/customers/"+id+"/delete", nil, http.StatusSeeOther)
 		_, page = admin.get("/admin/customers")
 		assert.NotContains(t, page, "acme.test")
+		admin.requireSubmit("/admin/domains/new", url.Values{"domain": {"spare.test"}, "mapped": {"acme.test"}}, http.StatusSeeOther)
+		_, page = admin.get("/admin/domains/spare.test/delete")
+		assert.Contains(t, page, "Confirm: delete")
+		admin.requireSubmit("/admin/domains/spare.test/delete", nil, http.StatusSeeOther)
+		_, page = admin.get("/admin/domains")
+		assert.NotContains(t, page, "spare.test")
 
 		admin.requireSubmit("/admin/groups/new", url.Values{"groupname": {"staff"}, "email": {"a@acme.test\nb@acme.test"}}, http.StatusSeeOther)
 		groups, err := f.app.Management.Groups(context.Background(), f.caller(adminUser, ""))
@@ -124,9 +130,9 @@ func TestAdminObjectsThroughForms(t *testing.T) {
 		admin.requireSubmit("/admin/header-checks/"+checks[0].ID+"/delete", nil, http.StatusSeeOther)
 
 		for event, want := range map[string]int{
-			"management.domain_added": 1, "management.customer_added": 1, "management.customer_updated": 1, "management.customer_deleted": 1,
+			"management.customer_added": 1, "management.customer_updated": 1, "management.customer_deleted": 1,
 			"management.user_added": 1, "management.group_added": 1, "management.group_updated": 1, "management.group_deleted": 1,
-			"management.header_check_added": 1, "management.header_check_deleted": 1, "management.domain_deleted": 0,
+			"management.header_check_added": 1, "management.header_check_deleted": 1, "management.domain_added": 2, "management.domain_deleted": 1,
 		} {
 			assert.Equal(t, want, f.countEvents(event), "events %s", event)
 		}
