@@ -60,9 +60,9 @@ func brandingFields(cu app.CustomerView) []field {
 
 // serviceFields are the fields only the service's administrators set.
 func serviceFields(cu app.CustomerView) []field {
-	enabled := cu.Enabled
-	if enabled == "" {
-		enabled = "1"
+	enabled, purge := cu.Enabled, cu.EnablePurge
+	if enabled == "" { // a new customer: enabled, purge off, as add_customer's defaults
+		enabled, purge = "1", "0"
 	}
 	return []field{
 		{Name: "domain", Label: "Domain", Type: "text", Value: cu.Domain, Required: true},
@@ -71,7 +71,7 @@ func serviceFields(cu app.CustomerView) []field {
 		{Name: "worker", Label: "Worker", Type: "text", Value: deref(cu.Worker)},
 		{Name: "quota", Label: "Quota (bytes)", Type: "text", Value: deref(cu.Quota)},
 		{Name: "retention_days", Label: "Retention (days)", Type: "text", Value: deref(cu.RetentionDays)},
-		{Name: "enable_purge", Label: "Purge enabled", Type: "select", Value: cu.EnablePurge, Options: yesNo},
+		{Name: "enable_purge", Label: "Purge enabled", Type: "select", Value: purge, Options: yesNo},
 		{Name: "enabled", Label: "Enabled", Type: "select", Value: enabled, Options: yesNo},
 	}
 }

@@ -84,6 +84,9 @@ func TestAdminObjectsThroughForms(t *testing.T) {
 		_, page := admin.get("/admin/domains")
 		assert.Contains(t, page, "acme.test", "the domain, lower-cased by the use case")
 
+		_, page = admin.get("/admin/customers/new")
+		assert.Regexp(t, `name="enable_purge">.*<option value="0" selected>no</option>`, page, "a new customer's purge is off, as add_customer's default")
+		assert.Regexp(t, `name="enabled"><option value="1" selected>yes</option>`, page)
 		admin.requireSubmit("/admin/customers/new", url.Values{"customer_id": {"acme"}, "domain": {"acme.test"}, "customer_address": {"boss@acme.test"},
 			"admin_password": {"acme admin words"}, "quota": {"1000"}, "enable_purge": {"0"}, "enabled": {"1"}}, http.StatusSeeOther)
 		assert.Equal(t, http.StatusSeeOther, f.loginAs("boss@acme.test", "acme admin words"), "the customer's administrator logs in")
