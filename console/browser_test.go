@@ -116,7 +116,7 @@ func TestBrowserAdminAndLedger(t *testing.T) {
 	assert.Contains(t, list, "browser-auditor@example.test")
 
 	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Click(`header form button`),
+		chromedp.Click(`header .who button`),
 		chromedp.WaitVisible(`#username`),
 		chromedp.Navigate(f.http.URL+"/ledger"),
 		chromedp.WaitVisible(`#username`),
