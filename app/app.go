@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mailledger/mailledger/certificate/render"
 	"github.com/mailledger/mailledger/eventstore"
 )
 
@@ -32,7 +33,9 @@ type Application struct {
 	Management *Management
 	// RetentionRules manages the tenants' retention rules.
 	RetentionRules *RetentionRules
-	store          *eventstore.Store
+	// Verification re-hashes the whole ledger in the background for the web console.
+	Verification *LedgerVerification
+	store        *eventstore.Store
 }
 
 // New returns the Application over store, signing checkpoints with signer; cfg adds the
@@ -54,6 +57,9 @@ func New(store *eventstore.Store, signer *eventstore.Signer, cfg ApplicationConf
 		return nil, err
 	}
 	a := &Application{Ledger: ledger, LegalHolds: holds, Certificates: certs, store: store}
+	if a.Verification, err = NewLedgerVerification(store, signer.Key().PublicKey, nil); err != nil {
+		return nil, err
+	}
 	if a.RetentionRules, err = NewRetentionRules(store, cfg.RetentionChanged); err != nil {
 		return nil, err
 	}
@@ -126,6 +132,10 @@ func NewLedger(store *eventstore.Store, signer *eventstore.Signer) (*Ledger, err
 
 // PublicKey returns the verifier key text of the checkpoint signatures.
 func (l *Ledger) PublicKey() string { return l.signer.Key().PublicKey }
+
+// KeyFingerprint is the public key's fingerprint as the certificates print it: the
+// lower-case hex SHA-256 of the key text (render.KeyFingerprint).
+func (l *Ledger) KeyFingerprint() string { return render.KeyFingerprint(l.PublicKey()) }
 
 // Checkpoint returns a signed checkpoint of the current head, signing one on demand when
 // the newest stored checkpoint is older than the head.

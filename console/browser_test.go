@@ -74,3 +74,64 @@ func TestBrowserLoginAndSearch(t *testing.T) {
 	assert.Contains(t, table, "browser hello")
 	assert.NotContains(t, table, "browser secret", "a user sees only their own mail")
 }
+
+// TestBrowserAdminAndLedger, in a real headless Chromium: the global administrator adds
+// an auditor through the Administration pages and logs out; the new auditor logs in with
+// the password the form set, and runs the ledger verification with its button, the page
+// refreshing itself (no script) until the result is OK.
+func TestBrowserAdminAndLedger(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real browser: not in -short")
+	}
+	exe := chromiumPath(t)
+	f := newFixture(t, database.SQLite)
+	f.makeObjects(tenant, "subject@example.test")
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.Flag("headless", true), chromedp.Flag("disable-gpu", true))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelTimeout()
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(f.http.URL+"/admin/users/new"),
+		chromedp.WaitVisible(`#username`),
+		chromedp.SendKeys(`#username`, adminUser),
+		chromedp.SendKeys(`#password`, password),
+		chromedp.Submit(`#password`),
+		chromedp.WaitVisible(`#f-username`),
+		chromedp.SendKeys(`#f-username`, "browser-auditor"),
+		chromedp.SendKeys(`#f-email`, "browser-auditor@example.test"),
+		chromedp.SendKeys(`#f-domain`, tenant),
+		chromedp.SendKeys(`#f-password`, "typed in chromium"),
+		chromedp.SetValue(`#f-isadmin`, "2"),
+		chromedp.Click(`#submit`),
+		chromedp.WaitVisible(`#admin-list`),
+	))
+	list, err := chromedp.Run(ctx, chromedp.Text(`#admin-list`))
+	require.NoError(t, err)
+	assert.Contains(t, list, "browser-auditor@example.test")
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(`header .who button`),
+		chromedp.WaitVisible(`#username`),
+		chromedp.Navigate(f.http.URL+"/ledger"),
+		chromedp.WaitVisible(`#username`),
+		chromedp.SendKeys(`#username`, "browser-auditor"),
+		chromedp.SendKeys(`#password`, "typed in chromium"),
+		chromedp.Submit(`#password`),
+		chromedp.WaitVisible(`#verify`),
+		chromedp.Click(`#verify`),
+		chromedp.WaitVisible(`div#verify-result`),
+	))
+	result, err := chromedp.Run(ctx, chromedp.Text(`#verify-result`))
+	require.NoError(t, err)
+	who, err := chromedp.Run(ctx, chromedp.Text(`header .who span`))
+	require.NoError(t, err)
+	assert.Equal(t, "browser-auditor (auditor)", who)
+	assert.Contains(t, result, "OK")
+	assert.Contains(t, result, "Started by browser-auditor")
+}

@@ -135,6 +135,7 @@ func newFixture(t *testing.T, d database.Dialect) *fixture {
 	f.attach(nil)
 	f.http = httptest.NewServer(api)
 	t.Cleanup(f.http.Close)
+	t.Cleanup(func() { _ = f.app.Verification.Wait(context.Background()) }) // before the database goes
 	return f
 }
 

@@ -26,6 +26,7 @@ type matrixObjects struct {
 	objects
 	message int64
 	export  string // a cancelled export of example.test
+	admin   adminObjects
 }
 
 // probe is one request of the matrix and the status each caller gets; anonymous is the
@@ -110,6 +111,57 @@ var consoleProbes = map[string][]probe{
 	"/compliance/exports/{job_id}/download": {get(exportPath("/download"), exportConflict)},
 	"/compliance/exports/{job_id}/{action:cancel|delete}": {get(exportPath("/cancel"), ownExport), get(exportPath("/delete"), ownExport),
 		{method: "POST", path: exportPath("/cancel"), want: exportConflict, anonymous: 303}},
+	"/ledger":        {get(fixed("/ledger"), everybody)},
+	"/ledger/verify": {{method: "POST", path: fixed("/ledger/verify"), want: map[string]int{adminUser: 303, auditorUser: 303, customerAdmin: 403, plainUser: 403, otherAuditor: 303}, anonymous: 303}},
+}
+
+// Administration: global and customer administrators (app.Management.Admits); the
+// service's own pages (new customer or domain, deleting one) for global administrators
+// only. Groups and header checks are those of the site the console is reached at: the
+// test server's host names no customer, so the global administrator works in "default"
+// and example.test's group is 404 to them.
+var (
+	administrators = map[string]int{adminUser: 200, auditorUser: 403, customerAdmin: 200, plainUser: 403, otherAuditor: 403}
+	serviceAdmin   = map[string]int{adminUser: 200, auditorUser: 403, customerAdmin: 403, plainUser: 403, otherAuditor: 403}
+	siteObject     = map[string]int{adminUser: 404, auditorUser: 403, customerAdmin: 200, plainUser: 403, otherAuditor: 403}
+	badForm        = map[string]int{adminUser: 400, auditorUser: 403, customerAdmin: 400, plainUser: 403, otherAuditor: 403}
+)
+
+func adminPath(format string, id func(adminObjects) string) func(matrixObjects) string {
+	return func(o matrixObjects) string { return fmt.Sprintf(format, id(o.admin)) }
+}
+
+func init() {
+	customer := func(a adminObjects) string { return a.customer }
+	user := func(a adminObjects) string { return itoa(a.user) }
+	group := func(a adminObjects) string { return a.group }
+	check := func(a adminObjects) string { return a.check }
+	post := func(path string, form url.Values, want map[string]int) probe {
+		return probe{method: "POST", path: fixed(path), form: form, want: want, anonymous: 303}
+	}
+	for route, probes := range map[string][]probe{
+		"/admin":                           {get(fixed("/admin"), administrators)},
+		"/admin/customers":                 {get(fixed("/admin/customers"), administrators)},
+		"/admin/customers/new":             {get(fixed("/admin/customers/new"), serviceAdmin), post("/admin/customers/new", url.Values{"customer_id": {"!"}}, map[string]int{adminUser: 400, auditorUser: 403, customerAdmin: 403, plainUser: 403, otherAuditor: 403})},
+		"/admin/customers/{id}/edit":       {get(adminPath("/admin/customers/%s/edit", customer), administrators)},
+		"/admin/customers/{id}/delete":     {get(adminPath("/admin/customers/%s/delete", customer), serviceAdmin)},
+		"/admin/domains":                   {get(fixed("/admin/domains"), administrators)},
+		"/admin/domains/new":               {get(fixed("/admin/domains/new"), serviceAdmin)},
+		"/admin/domains/{domain}/delete":   {get(fixed("/admin/domains/example.test/delete"), serviceAdmin)},
+		"/admin/users":                     {get(fixed("/admin/users"), administrators)},
+		"/admin/users/new":                 {get(fixed("/admin/users/new"), administrators), post("/admin/users/new", url.Values{"username": {"x"}, "domain": {tenant}}, badForm)},
+		"/admin/users/{uid}/edit":          {get(adminPath("/admin/users/%s/edit", user), administrators)},
+		"/admin/users/{uid}/delete":        {get(adminPath("/admin/users/%s/delete", user), administrators)},
+		"/admin/groups":                    {get(fixed("/admin/groups"), administrators)},
+		"/admin/groups/new":                {get(fixed("/admin/groups/new"), administrators), post("/admin/groups/new", url.Values{"groupname": {""}}, badForm)},
+		"/admin/groups/{id}/edit":          {get(adminPath("/admin/groups/%s/edit", group), siteObject)},
+		"/admin/groups/{id}/delete":        {get(adminPath("/admin/groups/%s/delete", group), siteObject)},
+		"/admin/header-checks":             {get(fixed("/admin/header-checks"), administrators)},
+		"/admin/header-checks/new":         {get(fixed("/admin/header-checks/new"), administrators), post("/admin/header-checks/new", url.Values{"pattern": {"("}, "tag": {"t"}}, badForm)},
+		"/admin/header-checks/{id}/delete": {get(adminPath("/admin/header-checks/%s/delete", check), siteObject)},
+	} {
+		consoleProbes[route] = probes
+	}
 }
 
 func restore(o matrixObjects) string { return fmt.Sprintf("/archive/messages/%d/restore", o.message) }
@@ -127,6 +179,7 @@ func TestConsoleRoleMatrix(t *testing.T) {
 		o := matrixObjects{objects: f.makeObjects(tenant, "subject@example.test")}
 		o.message = f.archiveMail(tenant, mail("boss@example.test", userAddress, "hello user", "example secret words"))[0]
 		o.export = f.cancelledExport(tenant, o.message)
+		o.admin = f.makeAdminObjects()
 		routes := console.RouteTemplates(f.console)
 		for _, route := range routes {
 			probes, ok := consoleProbes[route]

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mailledger/mailledger/app"
 	"github.com/mailledger/mailledger/domain/fault"
 )
 
@@ -76,7 +77,9 @@ type view struct {
 	CSRF       string
 	Compliance bool
 	Exports    bool
-	Switch     *tenantSwitch // the global administrator's tenant switch, nil for others
+	// Admin shows the Administration menu (app.Management.Admits).
+	Admin  bool
+	Switch *tenantSwitch // the global administrator's tenant switch, nil for others
 	// Refresh, when above 0, makes the page reload itself every so many seconds (a page
 	// whose data has RefreshSeconds: an export that runs).
 	Refresh int
@@ -99,6 +102,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, c *call, status 
 		if v.Switch, err = switchFor(r, c); err != nil {
 			s.logger.ErrorContext(r.Context(), "console: list the tenants", "error", err.Error())
 		}
+		v.Admin = c.app != nil && c.app.Management.Admits(app.Caller{Scope: c.scope}) == nil
 	}
 	if rf, ok := data.(refresher); ok {
 		v.Refresh = rf.RefreshSeconds()

@@ -114,6 +114,8 @@ func (s *Server) routes() *mux.Router {
 	s.tenantRoutes(r)
 	s.restoreRoutes(r)
 	s.exportRoutes(r)
+	s.ledgerRoutes(r)
+	s.adminRoutes(r)
 	r.NotFoundHandler = s.withSession(func(w http.ResponseWriter, r *http.Request, c *call) {
 		s.fail(w, r, c, errNoPage)
 	})
