@@ -175,3 +175,13 @@ func idOf(r *http.Request, name string) int64 {
 
 // yesNo are the options of a 0/1 field.
 var yesNo = []option{{"1", "yes"}, {"0", "no"}}
+
+// yesNoText is a 0/1 value as yesNo names it, else the value as it is.
+func yesNoText(v string) string {
+	for _, o := range yesNo {
+		if o.Value == v {
+			return o.Label
+		}
+	}
+	return v
+}

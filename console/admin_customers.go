@@ -38,7 +38,7 @@ func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request, c *call) 
 	for _, cu := range list {
 		path := customersPath + "/" + cu.ID
 		row := listRow{Cells: []string{cu.CustomerID, cu.Domain, deref(cu.CustomerAddress), deref(cu.Quota), deref(cu.Used),
-			deref(cu.RetentionDays), cu.Enabled, deref(cu.Status)}, Links: []link{{path + "/edit", "Edit"}}}
+			deref(cu.RetentionDays), yesNoText(cu.Enabled), deref(cu.Status)}, Links: []link{{path + "/edit", "Edit"}}}
 		if global {
 			row.Links = append(row.Links, link{path + "/delete", "Delete…"})
 		}

@@ -57,6 +57,14 @@ var screenshotPages = []struct {
 	{"gdpr-requests-empty", func(shotObjects) string { return "/compliance/gdpr?status=executing" }},
 	{"holds", func(shotObjects) string { return "/compliance/holds" }},
 	{"not-found", func(shotObjects) string { return "/archive/messages/999999" }},
+	{"admin", func(shotObjects) string { return "/admin" }},
+	{"admin-customers", func(shotObjects) string { return "/admin/customers" }},
+	{"admin-users", func(shotObjects) string { return "/admin/users" }},
+	{"admin-user-new", func(shotObjects) string { return "/admin/users/new" }},
+	{"admin-domains", func(shotObjects) string { return "/admin/domains" }},
+	{"admin-groups", func(shotObjects) string { return "/admin/groups" }},
+	{"admin-header-checks", func(shotObjects) string { return "/admin/header-checks" }},
+	{"ledger", func(shotObjects) string { return "/ledger" }},
 }
 
 // auditorPages are the pages TestScreenshots captures after them as an auditor of the
@@ -193,6 +201,8 @@ func screenshotFixture(t *testing.T, f *fixture) shotObjects {
 	require.NoError(t, err)
 	f.drain()
 	o.exportIDs, o.exportJob = shotExport(t, f)
+	f.makeAdminObjects()
+	f.siteObjects(strings.TrimPrefix(f.http.URL, "http://"), "console")
 	// a month and a day later: the open requests are overdue, the extended one is not
 	f.clock.advance(v.CreatedAt.AddDate(0, 0, 31).Sub(f.clock.Now()))
 	return o
