@@ -35,7 +35,10 @@ type Parsed struct {
 	Roles []analyzer.Address
 	// Terms are the message's distinct search terms (analyzer.TermSet over terms.go's
 	// texts), what every dialect's index stores. Set by Parse (import), not ParseChecked.
-	Terms       []string
+	Terms []string
+	// Positioned is Terms as an index that keeps word positions stores them (PostgreSQL):
+	// analyzer.TermSet.Positioned. Set with Terms.
+	Positioned  analyzer.Positioned
 	Text        string // the text/plain body, else text from the HTML body
 	Attachments []Attachment
 	Digest      [32]byte // SHA-256 of the original bytes
@@ -137,7 +140,7 @@ func (p *Parser) parseFor(raw []byte, split, terms bool) (out *Parsed, why, err 
 		c := newTermCollector(p)
 		c.header(fields, roles)
 		c.parts(root, 0)
-		out.Terms, out.ParseNote = c.set.Terms(), joinNotes(note, c.note())
+		out.Terms, out.Positioned, out.ParseNote = c.set.Terms(), c.set.Positioned(), joinNotes(note, c.note())
 	}
 	return out, why, nil
 }

@@ -255,7 +255,7 @@ func (a *Archive) reindexWrite(ctx context.Context, st *reindexState, batch []*r
 			if err != nil {
 				return err
 			}
-			entries = append(entries, indexEntry{id: it.id, tenant: it.tenant, terms: it.msg.Terms})
+			entries = append(entries, indexEntryOf(it.id, it.tenant, it.msg))
 			rows.addAddresses(it.id, key, it.msg)
 		}
 		if err := a.index.add(ctx, tx, entries); err != nil {

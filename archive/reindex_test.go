@@ -209,7 +209,11 @@ func TestReindexWhileSearching(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var searches atomic.Int64
 		var wg sync.WaitGroup
+		first := make(chan struct{}) // the reindex starts once a search has returned
+		var once sync.Once
+		defer once.Do(func() { close(first) })
 		wg.Go(func() {
+			defer once.Do(func() { close(first) })
 			for ctx.Err() == nil {
 				_, total, err := arc.Search(ctx, Query{Tenant: "default", Text: "harbour", Limit: 10})
 				if ctx.Err() != nil {
@@ -219,8 +223,10 @@ func TestReindexWhileSearching(t *testing.T) {
 					assert.Equal(t, 300, total, "every message is found before, during and after its batch")
 				}
 				searches.Add(1)
+				once.Do(func() { close(first) })
 			}
 		})
+		<-first
 		res, err := arc.Reindex(context.Background(), ReindexOptions{Batch: 20})
 		cancel()
 		wg.Wait()

@@ -14,8 +14,9 @@ import (
 // the analyzer made of a message (Parsed.Terms: words and adjacent pairs, analyzer.TermSet)
 // and matches exactly the terms and prefixes of an analyzer.Query, so the three give the
 // same answers (docs/architecture.md, "Search"): SQLite FTS5 as a term store (sqliteIndex),
-// PostgreSQL a tsvector of the terms with a GIN index (pgIndex), MySQL a B-tree of (tenant,
-// term, id) rows (mysqlIndex).
+// PostgreSQL a tsvector of the words with their positions, a pair found as two adjacent
+// words, with a GIN index (pgIndex, search_postgres.go), MySQL a B-tree of (tenant, term,
+// id) rows (mysqlIndex).
 type searchIndex interface {
 	// add indexes the new messages of one commit, a few statements for the lot.
 	add(ctx context.Context, tx *database.Tx, entries []indexEntry) error
@@ -41,6 +42,14 @@ type indexEntry struct {
 	id     int64
 	tenant string
 	terms  []string
+	// positioned is terms as words with positions and the pairs they leave uncovered
+	// (analyzer.TermSet.Positioned), what PostgreSQL stores.
+	positioned analyzer.Positioned
+}
+
+// indexEntryOf is the entry of message id of tenant, parsed as msg.
+func indexEntryOf(id int64, tenant string, msg *Parsed) indexEntry {
+	return indexEntry{id: id, tenant: tenant, terms: msg.Terms, positioned: msg.Positioned}
 }
 
 // indexChunk and indexChunkBytes bound one multi-row index INSERT: at most indexChunk rows
@@ -178,70 +187,6 @@ func countHits(ctx context.Context, db *database.DB, query string, args []any, m
 	err := db.QueryRowContext(ctx, db.Rebind(`SELECT COUNT(*) FROM (`+query+` LIMIT ?) hits`), append(args, max+1)...).Scan(&n)
 	return n, err
 }
-
-type pgIndex struct{}
-
-// add stores one tsvector a message: array_to_tsvector keeps each term as one lexeme,
-// exactly, without positions (search matches terms, ordered by date, never ranked).
-func (pgIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
-	return insertIndexRows(ctx, tx, `INSERT INTO message_search (id, document) VALUES `,
-		`(?, array_to_tsvector(?::text[]))`, entries, func(e indexEntry) []any {
-			terms := e.terms
-			if terms == nil {
-				terms = []string{}
-			}
-			return []any{e.id, terms}
-		})
-}
-
-func (pgIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
-	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE id IN `, ids)
-}
-
-// tsQuery is q as a tsquery literal: quoted lexemes taken as they are (no parser, no
-// dictionary), prefixes with :*, all required.
-func tsQuery(q analyzer.Query) string {
-	quote := func(t string) string {
-		return `'` + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t) + `'`
-	}
-	parts := make([]string, 0, len(q.Terms)+len(q.Prefixes))
-	for _, t := range q.Terms {
-		parts = append(parts, quote(t))
-	}
-	for _, p := range q.Prefixes {
-		parts = append(parts, quote(p)+`:*`)
-	}
-	return strings.Join(parts, " & ")
-}
-
-func (pgIndex) match(q analyzer.Query) (string, []any) {
-	return `m.id IN (SELECT id FROM message_search WHERE document @@ ?::tsquery)`, []any{tsQuery(q)}
-}
-
-// hits counts the GIN index's hits for text (every tenant's), up to max+1 rows.
-func (pgIndex) hits(ctx context.Context, db *database.DB, _ string, text analyzer.Query, max int) (int, error) {
-	return countHits(ctx, db, `SELECT id FROM message_search WHERE document @@ ?::tsquery`, []any{tsQuery(text)}, max)
-}
-
-// driveCap: each hit is a heap row of message_search to read and a metadata row to look
-// up, a few microseconds each.
-func (pgIndex) driveCap() int { return 10000 }
-
-// driveFrom reads the hits first and looks each one up in metadata by primary key
-// (LATERAL: a nested loop, whatever the planner guesses of a word's frequency: it
-// guesses 0.5 % for any word it has no statistics of, and then walks the date index
-// testing every message).
-func (pgIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bool) {
-	return `(SELECT id FROM message_search WHERE document @@ ?::tsquery OFFSET 0) h CROSS JOIN LATERAL (SELECT * FROM metadata WHERE id = h.id) m`,
-		`1 = 1`, []any{tsQuery(q)}, true
-}
-
-// pagePrefix: PostgreSQL takes no hint.
-func (pgIndex) pagePrefix(context.Context, *database.DB, analyzer.Query) string { return "" }
-
-// walksAddresses: PostgreSQL's address_role has no date-key index (not measured at scale
-// yet: docs/performance.md, "At a million messages").
-func (pgIndex) walksAddresses() bool { return false }
 
 // removeChunk bounds the ids of one index DELETE.
 const removeChunk = 500

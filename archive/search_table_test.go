@@ -255,24 +255,29 @@ func loadSearchFixtures(t *testing.T, arc *Archive) map[string]int64 {
 func TestSearchQueryTable(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		arc, _ := newSearchArchive(t, d)
-		ids := loadSearchFixtures(t, arc)
-		all := make([]int64, 0, len(ids))
-		for _, id := range ids {
-			all = append(all, id)
-		}
-		for _, c := range searchTable {
-			want := []int64{}
-			for _, name := range c.want {
-				if name == "*" {
-					want = append(want, all...)
-					continue
-				}
-				want = append(want, ids[name])
-			}
-			got := searchIDs(t, arc, Query{Tenant: "default", Text: c.q, Limit: 100})
-			assert.ElementsMatch(t, want, got, "q=%q: want %v", c.q, c.want)
-		}
+		checkSearchTable(t, arc, loadSearchFixtures(t, arc))
 	})
+}
+
+// checkSearchTable runs searchTable on arc, which holds the fixtures by ids.
+func checkSearchTable(t *testing.T, arc *Archive, ids map[string]int64) {
+	t.Helper()
+	all := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		all = append(all, id)
+	}
+	for _, c := range searchTable {
+		want := []int64{}
+		for _, name := range c.want {
+			if name == "*" {
+				want = append(want, all...)
+				continue
+			}
+			want = append(want, ids[name])
+		}
+		got := searchIDs(t, arc, Query{Tenant: "default", Text: c.q, Limit: 100})
+		assert.ElementsMatch(t, want, got, "q=%q: want %v", c.q, c.want)
+	}
 }
 
 // TestSearchReadsObsoleteZones: a date filter finds the message dated 23:30 EDT on the

@@ -90,10 +90,12 @@ func (c *corpus) terms(i int, set *analyzer.TermSet) []string {
 	return append([]string(nil), set.Terms()...)
 }
 
-// message is one message's id and terms, as the layouts store them.
+// message is one message's id and terms, as the layouts store them, and its words with
+// their positions for a layout that keeps them (analyzer.TermSet.Positioned).
 type message struct {
-	id    int64
-	terms []string
+	id         int64
+	terms      []string
+	positioned analyzer.Positioned
 }
 
 // batch returns the messages from to to-1; message i has id i+1.
@@ -101,7 +103,8 @@ func (c *corpus) batch(from, to int) []message {
 	var set analyzer.TermSet
 	out := make([]message, 0, to-from)
 	for i := from; i < to; i++ {
-		out = append(out, message{id: int64(i + 1), terms: c.terms(i, &set)})
+		terms := c.terms(i, &set)
+		out = append(out, message{id: int64(i + 1), terms: terms, positioned: set.Positioned()})
 	}
 	return out
 }

@@ -23,10 +23,10 @@ type dialectResult struct {
 	loss     *lossReport // MariaDB only
 }
 
-func layoutsOf(d database.Dialect) [2]layout {
+func layoutsOf(cfg *config, d database.Dialect) [2]layout {
 	switch d {
 	case database.Postgres:
-		return postgresLayouts()
+		return postgresLayouts(cfg.pgAlternative)
 	case database.MySQL:
 		return mysqlLayouts()
 	}
@@ -37,7 +37,7 @@ func layoutsOf(d database.Dialect) [2]layout {
 // database could not be created (the server is unreachable).
 func runDialect(ctx context.Context, cfg *config, sh *shared, d database.Dialect, progress io.Writer) (*dialectResult, error) {
 	res := &dialectResult{dialect: d}
-	b := &bench{dialect: d, layouts: layoutsOf(d), wrong: &wrongAnswers{}, excluded: map[string]int{}}
+	b := &bench{dialect: d, layouts: layoutsOf(cfg, d), wrong: &wrongAnswers{}, excluded: map[string]int{}}
 	res.bench = b
 	defer b.close()
 	if err := b.open(ctx, cfg, d); err != nil {

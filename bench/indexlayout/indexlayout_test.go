@@ -187,3 +187,22 @@ func TestCommandLineQuotesAndHidesPasswords(t *testing.T) {
 }
 
 func uniq(s []string) []string { return slices.Compact(slices.Sorted(slices.Values(s))) }
+
+// TestPostgresAlternativesAgree: the positions and bucket layouts answer every query as the
+// generator says, on a corpus whose messages pass the position limits too.
+func TestPostgresAlternativesAgree(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		if d != database.Postgres {
+			t.Skip("PostgreSQL's alternatives only")
+		}
+		for _, alt := range []string{pgPositions, pgBuckets} {
+			cfg, err := parseFlags([]string{"-postgres-alternative", alt, "-n", "40", "-vocabulary", "300", "-words", "20000",
+				"-batch", "20", "-queries", "4", "-warmup", "0"}, io.Discard)
+			require.NoError(t, err)
+			cfg.urls = map[database.Dialect]string{d: serverURL(t, d)}
+			res, err := runDialect(context.Background(), cfg, prepare(cfg), d, io.Discard)
+			require.NoError(t, err, alt)
+			assert.Zero(t, res.bench.wrong.n, "%s: wrong answers: %v", alt, res.bench.wrong.shown)
+		}
+	})
+}

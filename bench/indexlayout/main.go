@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +39,8 @@ type config struct {
 	tmpDir     string
 	keep       bool
 	strict     bool
+	// pgAlternative is PostgreSQL's alternative layout: pgBtree or pgPositions.
+	pgAlternative string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -48,6 +51,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&dialects, "dialects", "sqlite,postgres,mysql", "databases to measure")
 	fs.StringVar(&pg, "postgres", c.urls[database.Postgres], "PostgreSQL admin URL (fresh databases are created on it)")
 	fs.StringVar(&my, "mysql", c.urls[database.MySQL], "MySQL/MariaDB admin URL (fresh databases are created on it)")
+	fs.StringVar(&c.pgAlternative, "postgres-alternative", pgBtree, "PostgreSQL's alternative layout: "+pgBtree+" (a term table), "+pgPositions+" (a tsvector of words with positions, pairs as <->) or "+pgBuckets+" (positions against positions and pair buckets)")
 	fs.IntVar(&c.messages, "n", 50000, "generated messages")
 	fs.IntVar(&c.vocabulary, "vocabulary", 50000, "distinct words the messages are drawn from")
 	fs.IntVar(&c.words, "words", 150, "words of a message, on average (subject and body)")
@@ -71,6 +75,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.messages < 1 || c.batch < 1 || c.queries < 1 || c.warmup < 0 || c.probes < 0 {
 		errs = append(errs, errors.New("-n, -batch and -queries must be at least 1, -warmup and -probes at least 0"))
+	}
+	if !slices.Contains([]string{pgBtree, pgPositions, pgBuckets}, c.pgAlternative) {
+		errs = append(errs, fmt.Errorf("-postgres-alternative: %q, want %s, %s or %s", c.pgAlternative, pgBtree, pgPositions, pgBuckets))
 	}
 	if c.vocabulary < 2 || c.words < 2 || c.zipfS <= 1 {
 		errs = append(errs, errors.New("-vocabulary and -words must be at least 2, -zipf above 1"))

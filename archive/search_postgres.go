@@ -1,0 +1,111 @@
+package archive
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/mailledger/mailledger/analyzer"
+	"github.com/mailledger/mailledger/database"
+)
+
+// pgIndex stores one tsvector a message under a GIN index: each word of the message with
+// the positions it keeps, and as lexemes of their own only the pairs those positions do
+// not cover (analyzer.TermSet.Positioned: an occurrence past position 16,381 or past a
+// word's 256th). A pair "a b" of a query is ('a' <-> 'b' | 'a b'): a at some position and
+// b at the next, or the pair's lexeme, which is exactly "the message's terms hold the
+// pair", as on SQLite and MySQL. The GIN index then holds the words only (tens of
+// thousands of keys with long posting lists) instead of millions of pairs with short ones,
+// which made the import slow down as the archive grew (docs/performance.md, "PostgreSQL:
+// positions instead of pairs").
+//
+// Documents written before (array_to_tsvector of the terms: every pair a lexeme, no
+// positions) answer the same queries the same way: a lexeme without positions never
+// matches <-> (PostgreSQL 9.6 and later), so their pairs are found by their lexemes.
+// `mailledger reindex` rewrites them in the smaller form (docs/operations.md).
+type pgIndex struct{}
+
+// add stores one tsvector a message, written as a tsvector literal (no parser, no
+// dictionary: each lexeme exactly as given).
+func (pgIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
+	return insertIndexRows(ctx, tx, `INSERT INTO message_search (id, document) VALUES `,
+		`(?, ?::tsvector)`, entries, func(e indexEntry) []any {
+			return []any{e.id, tsvectorText(e.positioned)}
+		})
+}
+
+func (pgIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
+	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE id IN `, ids)
+}
+
+// tsEscaper doubles the backslashes and quotes of a lexeme.
+var tsEscaper = strings.NewReplacer(`\`, `\\`, `'`, `''`)
+
+// tsLexeme quotes a lexeme for a tsvector or tsquery literal.
+func tsLexeme(t string) string { return `'` + tsEscaper.Replace(t) + `'` }
+
+// tsvectorText is the tsvector literal of p: 'word':1,7 … 'a b' ….
+func tsvectorText(p analyzer.Positioned) string {
+	var b strings.Builder
+	for _, w := range p.Words {
+		b.WriteString(tsLexeme(w.Word))
+		sep := byte(':')
+		for _, pos := range w.Positions {
+			b.WriteByte(sep)
+			b.WriteString(strconv.Itoa(int(pos)))
+			sep = ','
+		}
+		b.WriteByte(' ')
+	}
+	for _, pair := range p.Pairs {
+		b.WriteString(tsLexeme(pair))
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// tsQuery is q as a tsquery literal: quoted lexemes taken as they are, a pair its words
+// next to each other or its lexeme, prefixes with :*, all required.
+func tsQuery(q analyzer.Query) string {
+	parts := make([]string, 0, len(q.Terms)+len(q.Prefixes))
+	for _, t := range q.Terms {
+		if a, b, isPair := strings.Cut(t, analyzer.PairSeparator); isPair {
+			parts = append(parts, "("+tsLexeme(a)+" <-> "+tsLexeme(b)+" | "+tsLexeme(t)+")")
+			continue
+		}
+		parts = append(parts, tsLexeme(t))
+	}
+	for _, p := range q.Prefixes {
+		parts = append(parts, tsLexeme(p)+`:*`)
+	}
+	return strings.Join(parts, " & ")
+}
+
+func (pgIndex) match(q analyzer.Query) (string, []any) {
+	return `m.id IN (SELECT id FROM message_search WHERE document @@ ?::tsquery)`, []any{tsQuery(q)}
+}
+
+// hits counts the GIN index's hits for text (every tenant's), up to max+1 rows.
+func (pgIndex) hits(ctx context.Context, db *database.DB, _ string, text analyzer.Query, max int) (int, error) {
+	return countHits(ctx, db, `SELECT id FROM message_search WHERE document @@ ?::tsquery`, []any{tsQuery(text)}, max)
+}
+
+// driveCap: each hit is a heap row of message_search to read and a metadata row to look
+// up, a few microseconds each.
+func (pgIndex) driveCap() int { return 10000 }
+
+// driveFrom reads the hits first and looks each one up in metadata by primary key
+// (LATERAL: a nested loop, whatever the planner guesses of a word's frequency: it
+// guesses 0.5 % for any word it has no statistics of, and then walks the date index
+// testing every message).
+func (pgIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bool) {
+	return `(SELECT id FROM message_search WHERE document @@ ?::tsquery OFFSET 0) h CROSS JOIN LATERAL (SELECT * FROM metadata WHERE id = h.id) m`,
+		`1 = 1`, []any{tsQuery(q)}, true
+}
+
+// pagePrefix: PostgreSQL takes no hint.
+func (pgIndex) pagePrefix(context.Context, *database.DB, analyzer.Query) string { return "" }
+
+// walksAddresses: PostgreSQL's address_role has no date-key index (not measured at scale
+// yet: docs/performance.md, "At a million messages").
+func (pgIndex) walksAddresses() bool { return false }
