@@ -63,14 +63,16 @@ type searched struct {
 }
 
 type searchFilters struct {
-	Q        string `json:"q"`
-	From     string `json:"from"`
-	To       string `json:"to"`
-	Tag      string `json:"tag,omitempty"`
-	DateFrom string `json:"date_from"`
-	DateTo   string `json:"date_to"`
-	Limit    int    `json:"limit"`
-	Offset   int    `json:"offset"`
+	Q    string `json:"q"`
+	From string `json:"from"`
+	To   string `json:"to"`
+	Tag  string `json:"tag,omitempty"`
+	// Attachments: only messages with attachments were asked for.
+	Attachments bool   `json:"attachments,omitempty"`
+	DateFrom    string `json:"date_from"`
+	DateTo      string `json:"date_to"`
+	Limit       int    `json:"limit"`
+	Offset      int    `json:"offset"`
 }
 
 // Search lists matching messages and records the search.
@@ -84,7 +86,7 @@ func (m *Messages) Search(ctx context.Context, r Reader, q archive.Query) ([]arc
 	for i, msg := range msgs {
 		ids[i] = msg.ID
 	}
-	ev := searched{Total: total, Returned: ids, Query: searchFilters{Q: q.Text, From: q.From, To: q.To, Tag: q.Tag,
+	ev := searched{Total: total, Returned: ids, Query: searchFilters{Q: q.Text, From: q.From, To: q.To, Tag: q.Tag, Attachments: q.Attachments,
 		DateFrom: fmtDate(q.DateFrom), DateTo: fmtDate(q.DateTo), Limit: q.Limit, Offset: q.Offset}}
 	stream := eventstore.Stream{ID: "search-" + r.Tenant, Type: "archive_search", TenantID: r.Tenant}
 	return msgs, total, m.record(ctx, stream, EventMessagesSearched, ev, r.Meta)

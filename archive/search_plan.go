@@ -21,9 +21,11 @@ type Query struct {
 	// Participant restricts to messages this address sent or received (plain users).
 	Participant string
 	// Tag restricts to messages a header check tagged so.
-	Tag    string
-	Limit  int
-	Offset int
+	Tag string
+	// Attachments restricts to messages with at least one attachment.
+	Attachments bool
+	Limit       int
+	Offset      int
 }
 
 // visible is the condition every read applies: not deleted by purge and not erased (an
@@ -320,6 +322,9 @@ func (a *Archive) conditions(q Query, text analyzer.Query) (string, []any) {
 	}
 	if q.Tag != "" {
 		add(tagCondition, q.Tag)
+	}
+	if q.Attachments {
+		add(`m.attachments > 0`)
 	}
 	return strings.Join(conds, " AND "), args
 }

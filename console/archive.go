@@ -24,6 +24,7 @@ func (s *Server) archiveRoutes(r *mux.Router) {
 	r.Handle("/archive", methods{get: s.withSession(s.search)})
 	r.Handle("/archive/messages/{id}", methods{get: s.withSession(s.message)})
 	r.Handle("/archive/messages/{id}/raw", methods{get: s.withSession(s.raw)})
+	r.Handle("/archive/messages/{id}/attachments/{seq}", methods{get: s.withSession(s.attachment)})
 }
 
 // searchPage is the search form, its results and the links to the pages around.
@@ -77,7 +78,7 @@ func exportLinks(c *call, v url.Values) (bool, string) {
 		return false, ""
 	}
 	q := url.Values{"search": {"1"}}
-	for _, name := range []string{"q", "from", "to", "date_from", "date_to", "tag"} {
+	for _, name := range []string{"q", "from", "to", "date_from", "date_to", "tag", "attachments"} {
 		if val := v.Get(name); val != "" {
 			q.Set(name, val)
 		}
@@ -116,7 +117,8 @@ func parseSearch(v url.Values) (archive.Query, error) {
 		}
 		return s
 	}
-	q := archive.Query{Text: field("q", 1000), From: field("from", 255), To: field("to", 255), Tag: field("tag", 255), Limit: pageSize}
+	q := archive.Query{Text: field("q", 1000), From: field("from", 255), To: field("to", 255), Tag: field("tag", 255),
+		Attachments: v.Get("attachments") == "1", Limit: pageSize}
 	if _, err := analyzer.ParseQuery(q.Text); err != nil {
 		ve.Add("q", fmt.Sprintf("%v: at most %d words, %d bytes", err, analyzer.MaxQueryTerms, analyzer.MaxQueryBytes))
 	}

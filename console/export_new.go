@@ -104,6 +104,9 @@ func describeSearch(v url.Values) string {
 			parts = append(parts, fmt.Sprintf("%s %q", f.label, val))
 		}
 	}
+	if v.Get("attachments") == "1" {
+		parts = append(parts, "with attachments only")
+	}
 	if len(parts) == 0 {
 		return "(every message)"
 	}

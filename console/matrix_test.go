@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailledger/mailledger/archive/archivetest"
 	"github.com/mailledger/mailledger/console"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
@@ -81,6 +83,9 @@ var consoleProbes = map[string][]probe{
 	"/archive":                   {get(fixed("/archive?q=hello"), everybody)},
 	"/archive/messages/{id}":     {get(func(o matrixObjects) string { return fmt.Sprintf("/archive/messages/%d", o.message) }, ownMessage)},
 	"/archive/messages/{id}/raw": {get(func(o matrixObjects) string { return fmt.Sprintf("/archive/messages/%d/raw", o.message) }, ownMessage)},
+	"/archive/messages/{id}/attachments/{seq}": {get(func(o matrixObjects) string {
+		return fmt.Sprintf("/archive/messages/%d/attachments/1", o.message)
+	}, ownMessage)},
 	// Without a smarthost, a restore that may go ahead is 503; the others are 404 first.
 	"/archive/messages/{id}/restore": {get(restore, ownMessage),
 		{method: "POST", path: restore, form: url.Values{"to": {userAddress}},
@@ -177,7 +182,8 @@ func TestConsoleRoleMatrix(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		f := newFixture(t, d)
 		o := matrixObjects{objects: f.makeObjects(tenant, "subject@example.test")}
-		o.message = f.archiveMail(tenant, mail("boss@example.test", userAddress, "hello user", "example secret words"))[0]
+		o.message = f.archiveMail(tenant, string(archivetest.WithAttachment("boss@example.test", userAddress, "hello user",
+			"example secret words", "notes.txt", []byte("attached notes"), time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))))[0]
 		o.export = f.cancelledExport(tenant, o.message)
 		o.admin = f.makeAdminObjects()
 		routes := console.RouteTemplates(f.console)

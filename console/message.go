@@ -12,6 +12,8 @@ type messagePage struct {
 	Message *archive.Message
 	HTML    template.HTML
 	Text    string
+	// Attachments are the message's attachments, each a download link.
+	Attachments []archive.Attachment
 	// RestoreTo fills the restore form: the user's own address, when known.
 	RestoreTo string
 }
@@ -35,7 +37,7 @@ func (s *Server) message(w http.ResponseWriter, r *http.Request, c *call) {
 		s.fail(w, r, c, err)
 		return
 	}
-	page := messagePage{Message: m, Text: body.Text, RestoreTo: c.sess.principal.Email}
+	page := messagePage{Message: m, Text: body.Text, Attachments: body.Attachments, RestoreTo: c.sess.principal.Email}
 	if body.HTML != "" {
 		page.HTML = sanitizeHTML(body.HTML)
 	}

@@ -28,7 +28,7 @@ const (
 )
 
 func (s *Server) messageRoutes(api *mux.Router) {
-	api.Handle("/messages", withQuery(onlyGET(s.listMessages), "q", "from", "to", "tag", "date_from", "date_to", "limit", "offset", "tenant"))
+	api.Handle("/messages", withQuery(onlyGET(s.listMessages), "q", "from", "to", "tag", "attachments", "date_from", "date_to", "limit", "offset", "tenant"))
 	api.Handle("/messages/{id}", withQuery(onlyGET(s.getMessage), "tenant"))
 	api.Handle("/messages/{id}/raw", s.streaming(withQuery(onlyGET(s.rawMessage), "tenant")))
 	api.Handle("/messages/{id}/text", withQuery(onlyGET(s.messageText), "tenant"))
@@ -210,6 +210,13 @@ func parseMessageQuery(v url.Values) (archive.Query, error) {
 	}
 	if _, err := analyzer.ParseQuery(q.Text); err != nil {
 		ve.add("q", fmt.Sprintf("%v: at most %d words, %d bytes", err, analyzer.MaxQueryTerms, analyzer.MaxQueryBytes))
+	}
+	switch a := queryString(v, "attachments", 5, &ve); a {
+	case "", "0", "false":
+	case "1", "true":
+		q.Attachments = true
+	default:
+		ve.add("attachments", "must be 1 (only messages with attachments) or 0")
 	}
 	q.DateFrom = queryDate(v, "date_from", false, &ve)
 	q.DateTo = queryDate(v, "date_to", true, &ve)

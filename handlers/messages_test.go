@@ -104,6 +104,9 @@ func TestMessageSearchOverHTTP(t *testing.T) {
 			{auditorUser, url.Values{"date_from": {"2026-01-13T12:00:00Z"}}, []string{"contract draft", "budget review"}},
 			{auditorUser, url.Values{"date_to": {"2026-01-11T12:00:00Z"}}, []string{"quarterly budget"}},
 			{auditorUser, url.Values{"q": {"budget"}, "from": {"alice@example.test"}}, []string{"quarterly budget"}},
+			{auditorUser, url.Values{"attachments": {"1"}}, []string{"contract draft"}},
+			{auditorUser, url.Values{"attachments": {"true"}, "q": {"budget"}}, []string{}},
+			{auditorUser, url.Values{"attachments": {"0"}, "q": {"budget"}}, []string{"budget review", "quarterly budget"}},
 			{adminUser, url.Values{"q": {"nothing-matches-this"}}, []string{}},
 			{plainUser, nil, []string{"merger rumours", "holiday party", "quarterly budget"}},
 			{plainUser, url.Values{"q": {"budget"}}, []string{"quarterly budget"}},
@@ -211,6 +214,7 @@ func TestMessageQueryErrors(t *testing.T) {
 		{"q=a&q=b", "q"},
 		{"q=" + url.QueryEscape(strings.Repeat("w ", 16)+"a b c d e f g h i j k l m n o p q r s t u v w x y z 0 1 2 3 4 5 6"), "q"}, // 33 distinct words
 		{"tenant=acme.test", "tenant"},
+		{"attachments=yes", "attachments"},
 	}
 	for _, tc := range cases {
 		resp, raw := f.get("/api/v1/messages?" + tc.query)
