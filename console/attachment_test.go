@@ -3,12 +3,15 @@ package console_test
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
 )
@@ -70,4 +73,30 @@ func TestAttachmentDownload(t *testing.T) {
 			assert.Equal(t, http.StatusNotFound, resp.StatusCode, path)
 		}
 	})
+}
+
+// TestIntegrityMark: the message page marks a message whose stored file decrypts and
+// matches its recorded SHA-256 as verified; once the file is changed on disk the page
+// still shows the metadata, marked failed with the reason, and no body.
+func TestIntegrityMark(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, database.SQLite)
+	id := f.archiveMail(tenant, mail("boss@example.test", userAddress, "integrity", "the body text"))[0]
+	b := f.login(plainUser)
+	resp, body := b.get(fmt.Sprintf("/archive/messages/%d", id))
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Contains(t, body, `<span class="verified">✔ verified</span>`)
+	assert.Contains(t, body, "the body text")
+
+	path := filepath.Join(f.env.DataDir, "store", filepath.FromSlash(archive.MessageKey(tenant, id)))
+	sealed, err := os.ReadFile(path)
+	require.NoError(t, err)
+	sealed[len(sealed)-1] ^= 0xff
+	require.NoError(t, os.WriteFile(path, sealed, 0o600))
+	resp, body = b.get(fmt.Sprintf("/archive/messages/%d", id))
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Contains(t, body, `<span class="broken">✘ failed</span>`)
+	assert.Contains(t, body, "authentication tag mismatch")
+	assert.NotContains(t, body, "the body text")
+	assert.NotContains(t, body, `id="restore"`, "nothing to restore")
 }
