@@ -58,7 +58,10 @@ type RequestList struct {
 type ListRequestsInput struct {
 	Status string
 	// Sort is "created" (newest first, the default) or "due" (the earliest due date first).
-	Sort   string
+	Sort string
+	// Overdue keeps only the requests still open (not completed, not rejected) past their
+	// due date, at the Erasure's clock.
+	Overdue bool
 	Limit  int
 	Offset int
 }
@@ -104,6 +107,10 @@ func (e *Erasure) List(ctx context.Context, tenant string, in ListRequestsInput)
 	}
 	if in.Status != "" {
 		where, args = where+` AND status = ?`, append(args, in.Status)
+	}
+	if in.Overdue {
+		where = where + ` AND status NOT IN (?, ?) AND due_at < ?`
+		args = append(args, erasure.StatusCompleted, erasure.StatusRejected, database.TimeArg(e.store.DB().Dialect, e.cfg.Clock()))
 	}
 	out := &RequestList{Limit: in.Limit, Offset: in.Offset}
 	db := e.store.DB()

@@ -40,7 +40,7 @@ func TestDeadlines(t *testing.T) {
 		_, page := b.get("/compliance/gdpr")
 		assert.Contains(t, page, "<th scope=\"col\">Due</th>")
 		assert.Contains(t, page, due)
-		assert.NotContains(t, page, "Overdue")
+		assert.NotContains(t, page, `class="flag">Overdue`)
 		resp, page := b.get(path)
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		assert.Contains(t, page, "Extend the deadline")
@@ -86,5 +86,9 @@ func TestDeadlines(t *testing.T) {
 		assert.NotContains(t, rows[1][0], "Overdue")
 		_, page = b.get("/compliance/gdpr/" + second.RequestID)
 		assert.Regexp(t, `<dd id="due">[^<]*<strong class="flag">Overdue</strong>`, page)
+		_, page = b.get("/compliance/gdpr?overdue=1")
+		assert.Contains(t, page, second.RequestID, "overdue only")
+		assert.NotContains(t, page, first.RequestID, "overdue only: the extended one is not")
+		assert.Contains(t, page, `name="overdue" type="checkbox" value="1" checked`)
 	})
 }

@@ -38,15 +38,18 @@ type requestListPage struct {
 	Statuses   []string
 	Status     string
 	Sort       string
+	Overdue    bool // only the open requests past their due date
 	AllTenants bool // every tenant's requests: the list names each one's tenant
 	Total      int
 	Prev, Next string
 }
 
-// listRequests lists the requests, filtered by ?status=, newest first or, with
-// ?sort=due, the earliest due date first (app.Erasure.List checks both).
+// listRequests lists the requests, filtered by ?status= and (?overdue=1) to the open ones
+// past their due date, newest first or, with ?sort=due, the earliest due date first
+// (app.Erasure.List checks them).
 func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, c *call, tenant string) {
-	in := app.ListRequestsInput{Status: r.URL.Query().Get("status"), Sort: r.URL.Query().Get("sort"), Limit: pageSize}
+	in := app.ListRequestsInput{Status: r.URL.Query().Get("status"), Sort: r.URL.Query().Get("sort"),
+		Overdue: r.URL.Query().Get("overdue") == "1", Limit: pageSize}
 	in.Offset, _ = strconv.Atoi(r.URL.Query().Get("offset"))
 	in.Offset = max(in.Offset, 0)
 	list, err := c.app.Erasure.List(r.Context(), tenant, in)
@@ -55,8 +58,12 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, c *call, t
 		return
 	}
 	page := requestListPage{Requests: list.Requests, Statuses: requestStatuses, Status: in.Status, Sort: in.Sort, Total: list.Total,
-		AllTenants: tenant == app.AllTenants}
-	page.Prev, page.Next = pageLinks(url.Values{"status": {in.Status}, "sort": {in.Sort}}, in.Offset, len(list.Requests), list.Total)
+		Overdue: in.Overdue, AllTenants: tenant == app.AllTenants}
+	filters := url.Values{"status": {in.Status}, "sort": {in.Sort}}
+	if in.Overdue {
+		filters.Set("overdue", "1")
+	}
+	page.Prev, page.Next = pageLinks(filters, in.Offset, len(list.Requests), list.Total)
 	s.render(w, r, c, http.StatusOK, "requests", "GDPR requests", page)
 }
 

@@ -19,7 +19,7 @@ const gdprRequestsPath = "/api/v1/admin/gdpr/requests"
 
 func (s *Server) erasureRoutes(api *mux.Router) {
 	const one = "/admin/gdpr/requests/{request_id}"
-	api.Handle("/admin/gdpr/requests", withQuery(getOrPOST(s.listRequests, s.createRequest), "status", "sort", "limit", "offset", "tenant"))
+	api.Handle("/admin/gdpr/requests", withQuery(getOrPOST(s.listRequests, s.createRequest), "status", "sort", "overdue", "limit", "offset", "tenant"))
 	api.Handle(one, withQuery(onlyGET(s.getRequest), "tenant"))
 	api.Handle(one+"/assess", withQuery(onlyPOST(s.requestAction(http.StatusAccepted, assessRequest)), "tenant"))
 	api.Handle(one+"/approve", withQuery(onlyPOST(s.requestAction(http.StatusOK, approveRequest)), "tenant"))
@@ -107,7 +107,8 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
 // checked by app.Erasure.List.
 func parseRequestQuery(v url.Values) (app.ListRequestsInput, error) {
 	var ve ValidationError
-	in := app.ListRequestsInput{Status: queryString(v, "status", 32, &ve), Sort: queryString(v, "sort", 16, &ve)}
+	in := app.ListRequestsInput{Status: queryString(v, "status", 32, &ve), Sort: queryString(v, "sort", 16, &ve),
+		Overdue: queryBool(v, "overdue", &ve)}
 	in.Limit = int(queryIntDefault(v, "limit", app.DefaultRequestLimit, 1, app.MaxRequestLimit, &ve))
 	in.Offset = int(queryIntDefault(v, "offset", 0, 0, 1<<31-1, &ve))
 	return in, ve.err()

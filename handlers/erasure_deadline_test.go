@@ -73,6 +73,12 @@ func TestDeadlines(t *testing.T) {
 		assert.Equal(t, []string{second.RequestID, first.RequestID}, []string{list.Requests[0].RequestID, list.Requests[1].RequestID}, "the earliest due first")
 		resp, _ = f.getAs(auditorUser, gdprPath+"?sort=priority")
 		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+		resp, raw = f.getAs(auditorUser, gdprPath+"?overdue=1")
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", raw)
+		decode(t, raw, &list)
+		assert.Empty(t, list.Requests, "none is past its due date yet")
+		resp, _ = f.getAs(auditorUser, gdprPath+"?overdue=maybe")
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 
 		f.actOK(adminUser, first.RequestID, "approve", "", http.StatusOK)
 		f.actOK(auditorUser, first.RequestID, "execute", "", http.StatusAccepted)

@@ -211,13 +211,7 @@ func parseMessageQuery(v url.Values) (archive.Query, error) {
 	if _, err := analyzer.ParseQuery(q.Text); err != nil {
 		ve.add("q", fmt.Sprintf("%v: at most %d words, %d bytes", err, analyzer.MaxQueryTerms, analyzer.MaxQueryBytes))
 	}
-	switch a := queryString(v, "attachments", 5, &ve); a {
-	case "", "0", "false":
-	case "1", "true":
-		q.Attachments = true
-	default:
-		ve.add("attachments", "must be 1 (only messages with attachments) or 0")
-	}
+	q.Attachments = queryBool(v, "attachments", &ve)
 	q.DateFrom = queryDate(v, "date_from", false, &ve)
 	q.DateTo = queryDate(v, "date_to", true, &ve)
 	if !q.DateFrom.IsZero() && !q.DateTo.IsZero() && !q.DateFrom.Before(q.DateTo) {
@@ -226,6 +220,18 @@ func parseMessageQuery(v url.Values) (archive.Query, error) {
 	q.Limit = int(queryIntDefault(v, "limit", defaultLimit, 1, maxLimit, &ve))
 	q.Offset = int(queryIntDefault(v, "offset", 0, 0, 1<<31-1, &ve))
 	return q, ve.err()
+}
+
+// queryBool reads an optional switch: 1 or true is on; 0, false or absent is off.
+func queryBool(v url.Values, name string, ve *ValidationError) bool {
+	switch queryString(v, name, 5, ve) {
+	case "", "0", "false":
+		return false
+	case "1", "true":
+		return true
+	}
+	ve.add(name, "must be 1 (or true) or 0 (or false)")
+	return false
 }
 
 // queryString reads an optional text value of at most max bytes, trimmed.
