@@ -62,8 +62,8 @@ type ListRequestsInput struct {
 	// Overdue keeps only the requests still open (not completed, not rejected) past their
 	// due date, at the Erasure's clock.
 	Overdue bool
-	Limit  int
-	Offset int
+	Limit   int
+	Offset  int
 }
 
 // Limits of a request list page.
