@@ -76,8 +76,19 @@ func (e *Erasure) keptErasures(known map[string]bool) ([]keptErasure, []RefusedC
 	return kept, refused, nil
 }
 
+// maxKeptBundle bounds the file Reapply reads as a kept bundle: a real one is a few
+// kilobytes (a request's events and their proofs).
+const maxKeptBundle = 16 << 20
+
 // readKept verifies the bundle at path and returns the erasure it proves.
 func readKept(path, requestID string, k KeptCertificates) (keptErasure, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return keptErasure{}, err
+	}
+	if info.Size() > maxKeptBundle {
+		return keptErasure{}, fmt.Errorf("%d bytes: too large for a certificate bundle (at most %d)", info.Size(), maxKeptBundle)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return keptErasure{}, err

@@ -69,6 +69,14 @@ func TestReapplyFromKeptCertificates(t *testing.T) {
 		assert.Equal(t, req.RequestID+".json", rep.Refused[0].File)
 		assert.Empty(t, r.erasedIDs(ids, req.RequestID))
 
+		// A file far larger than any bundle is refused unread.
+		require.NoError(t, os.WriteFile(bundlePath, bytes.Repeat([]byte(" "), 16<<20+1), 0o600))
+		rep, err = r.er.Reapply(r.ctx, "operator")
+		require.NoError(t, err)
+		require.Len(t, rep.Refused, 1)
+		assert.Contains(t, rep.Refused[0].Reason, "too large for a certificate bundle")
+		assert.Empty(t, rep.Requests)
+
 		// The genuine bundle: the archive looks older, and Reapply erases the same messages.
 		require.NoError(t, os.WriteFile(bundlePath, original, 0o600))
 		older, err := r.er.ArchiveLooksOlder(r.ctx)
@@ -86,7 +94,7 @@ func TestReapplyFromKeptCertificates(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, rep.Requests, "a second run finds nothing")
 
-		assert.Equal(t, 3, r.countEvents(app.EventErasuresReapplied), "each run is in the restored ledger")
+		assert.Equal(t, 4, r.countEvents(app.EventErasuresReapplied), "each run is in the restored ledger")
 		_, err = r.store.Verify(r.ctx, key.PublicKey, nil)
 		assert.NoError(t, err, "the restored ledger verifies")
 	})
