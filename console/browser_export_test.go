@@ -34,14 +34,7 @@ func TestBrowserExport(t *testing.T) {
 	ids := f.archiveMail(tenant, raws...)
 	f.startExports()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.Flag("headless", true), chromedp.Flag("disable-gpu", true))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTimeout()
+	ctx := headless(t, exe, 1280, 90*time.Second)
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(f.http.URL+"/archive"),

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"testing"
@@ -41,14 +40,7 @@ func TestBrowserLoginAndSearch(t *testing.T) {
 	f.archiveMail(tenant, mail("boss@example.test", userAddress, "browser hello", "seen in chromium"),
 		mail("boss@example.test", "someone@example.test", "browser secret", "not the user's"))
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.Flag("headless", true), chromedp.Flag("disable-gpu", true))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelTimeout()
+	ctx := headless(t, exe, 1280, 60*time.Second)
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(f.http.URL+"/archive"),
@@ -87,14 +79,7 @@ func TestBrowserAdminAndLedger(t *testing.T) {
 	f := newFixture(t, database.SQLite)
 	f.makeObjects(tenant, "subject@example.test")
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.Flag("headless", true), chromedp.Flag("disable-gpu", true))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTimeout()
+	ctx := headless(t, exe, 1280, 90*time.Second)
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(f.http.URL+"/admin/users/new"),
