@@ -30,7 +30,7 @@ type pgIndex struct{}
 func (pgIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
 	return insertIndexRows(ctx, tx, `INSERT INTO message_search (id, document) VALUES `,
 		`(?, ?::tsvector)`, entries, func(e indexEntry) []any {
-			return []any{e.id, tsvectorText(e.positioned)}
+			return []any{e.id, PostgresDocument(e.positioned)}
 		})
 }
 
@@ -44,8 +44,10 @@ var tsEscaper = strings.NewReplacer(`\`, `\\`, `'`, `''`)
 // tsLexeme quotes a lexeme for a tsvector or tsquery literal.
 func tsLexeme(t string) string { return `'` + tsEscaper.Replace(t) + `'` }
 
-// tsvectorText is the tsvector literal of p: 'word':1,7 … 'a b' ….
-func tsvectorText(p analyzer.Positioned) string {
+// PostgresDocument is the tsvector literal PostgreSQL's index stores for p: each word with
+// its positions, then the pairs the positions leave uncovered ('word':1,7 … 'a b' …).
+// bench/indexlayout builds its documents with it.
+func PostgresDocument(p analyzer.Positioned) string {
 	var b strings.Builder
 	for _, w := range p.Words {
 		b.WriteString(tsLexeme(w.Word))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mailledger/mailledger/analyzer"
+	"github.com/mailledger/mailledger/archive"
 	"github.com/mailledger/mailledger/database"
 )
 
@@ -104,8 +105,9 @@ func pairBucket(pair string) string {
 	return "#" + strconv.FormatUint(uint64(h.Sum32()&0xffff), 16)
 }
 
-// tsvectorText is the tsvector literal of m's positioned terms: 'word':1,7 … 'a b', and
-// with buckets those of its covered pairs.
+// tsvectorText is the tsvector literal of m's positioned terms as the archive writes it
+// (archive.PostgresDocument), with buckets preceded by the bucket lexemes of its covered
+// pairs.
 func tsvectorText(m message, buckets bool) string {
 	p := m.positioned
 	var b strings.Builder
@@ -120,20 +122,7 @@ func tsvectorText(m message, buckets bool) string {
 			}
 		}
 	}
-	for _, w := range p.Words {
-		b.WriteString(tsLexeme(w.Word))
-		sep := byte(':')
-		for _, pos := range w.Positions {
-			b.WriteByte(sep)
-			b.WriteString(strconv.Itoa(int(pos)))
-			sep = ','
-		}
-		b.WriteByte(' ')
-	}
-	for _, pair := range p.Pairs {
-		b.WriteString(tsLexeme(pair))
-		b.WriteByte(' ')
-	}
+	b.WriteString(archive.PostgresDocument(p))
 	return b.String()
 }
 
