@@ -254,6 +254,11 @@ func (f *fixture) indexed(t *testing.T, id int64) bool {
 		q = `SELECT COUNT(*) FROM message_search WHERE rowid = ?`
 	case database.MySQL:
 		q = `SELECT COUNT(*) FROM search_term WHERE id = ?`
+		var docs int
+		require.NoError(t, f.db.QueryRow(`SELECT COUNT(*) FROM search_doc WHERE id = ?`, id).Scan(&docs))
+		if docs > 0 {
+			return true
+		}
 	}
 	var n int
 	require.NoError(t, f.db.QueryRow(f.db.Rebind(q), id).Scan(&n))

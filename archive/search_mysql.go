@@ -17,6 +17,9 @@ import (
 // per distinct term of a message (see indexTerms), and a word is a range of the primary
 // key. InnoDB FULLTEXT, its predecessor, took about a second to match a word that most
 // messages hold. It also helps MariaDB's optimizer plan Search (see searchPlanner).
+// search_term has no index by id (it would hold every row a second time, and the writes
+// and the size are what limit this layout): search_doc keeps each message's terms in one
+// row, one to a line, and remove deletes the message's search_term rows by primary key.
 type mysqlIndex struct {
 	mu           sync.Mutex
 	hasLimitHint *bool // nil until the server was asked
@@ -61,11 +64,108 @@ func (*mysqlIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntr
 		}
 		rows = rows[n:]
 	}
-	return nil
+	return addDocs(ctx, tx, entries)
 }
 
+// docSeparator separates a message's terms in search_doc: no term holds a line break
+// (analyzer.Words).
+const docSeparator = "\n"
+
+// addDocs writes the search_doc row of each entry that has terms, at most termChunkBytes of
+// terms to a statement (a message's terms are at most maxTermBytes).
+func addDocs(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
+	var args []any
+	n, size := 0, 0
+	flush := func() error {
+		if n == 0 {
+			return nil
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO search_doc (id, tenant_id, terms) VALUES `+database.Rows(n, `(?, ?, ?)`), args...)
+		args, n, size = args[:0], 0, 0
+		if err != nil {
+			return fmt.Errorf("index terms: %w", err)
+		}
+		return nil
+	}
+	for _, e := range entries {
+		if len(e.terms) == 0 {
+			continue
+		}
+		doc := strings.Join(e.terms, docSeparator)
+		if n > 0 && size+len(doc) > termChunkBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		args = append(args, e.id, e.tenant, doc)
+		n, size = n+1, size+len(doc)
+	}
+	return flush()
+}
+
+// remove deletes the messages' search_term rows by primary key, from the terms their
+// search_doc rows list, and then those rows.
 func (*mysqlIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
-	return removeIDs(ctx, tx, `DELETE FROM search_term WHERE id IN `, ids)
+	for start := 0; start < len(ids); start += removeChunk {
+		chunk := ids[start:min(start+removeChunk, len(ids))]
+		docs, err := readDocs(ctx, tx, chunk)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			if err := removeTerms(ctx, tx, d); err != nil {
+				return err
+			}
+		}
+	}
+	return removeIDs(ctx, tx, `DELETE FROM search_doc WHERE id IN `, ids)
+}
+
+// searchDoc is one row of search_doc.
+type searchDoc struct {
+	id     int64
+	tenant string
+	terms  []string
+}
+
+// readDocs reads the search_doc rows of ids (at most removeChunk).
+func readDocs(ctx context.Context, tx *database.Tx, ids []int64) ([]searchDoc, error) {
+	rows, err := tx.Query(ctx, `SELECT id, tenant_id, terms FROM search_doc WHERE id IN (`+database.InList(len(ids))+`)`, int64Args(ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("read indexed terms: %w", err)
+	}
+	defer rows.Close()
+	var docs []searchDoc
+	for rows.Next() {
+		var d searchDoc
+		var terms string
+		if err := rows.Scan(&d.id, &d.tenant, &terms); err != nil {
+			return nil, fmt.Errorf("read indexed terms: %w", err)
+		}
+		d.terms = strings.Split(terms, docSeparator)
+		docs = append(docs, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read indexed terms: %w", err)
+	}
+	return docs, nil
+}
+
+// removeTerms deletes one message's search_term rows, removeChunk terms to a statement (a
+// range of the primary key for each).
+func removeTerms(ctx context.Context, tx *database.Tx, d searchDoc) error {
+	for start := 0; start < len(d.terms); start += removeChunk {
+		terms := d.terms[start:min(start+removeChunk, len(d.terms))]
+		args := make([]any, 0, len(terms)+2)
+		args = append(args, d.tenant, d.id)
+		for _, t := range terms {
+			args = append(args, t)
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM search_term WHERE tenant_id = ? AND id = ? AND term IN (`+database.InList(len(terms))+`)`, args...); err != nil {
+			return fmt.Errorf("remove terms: %w", err)
+		}
+	}
+	return nil
 }
 
 // match requires every term and prefix of q, each a lookup of (tenant, term, m.id) or a

@@ -14,6 +14,7 @@ import (
 	"github.com/mailledger/mailledger/archive/archivetest"
 	"github.com/mailledger/mailledger/database"
 	"github.com/mailledger/mailledger/database/dbtest"
+	"github.com/mailledger/mailledger/migrations"
 )
 
 // newSearchArchive returns an archive on a fresh database of dialect d.
@@ -105,5 +106,70 @@ func TestIndexChunks(t *testing.T) {
 			require.NoError(t, db.QueryRow(`SELECT COUNT(*) FROM search_term WHERE id = ?`, res[0].ID).Scan(&n))
 			assert.GreaterOrEqual(t, n, 2*perMessage-1, "words and pairs of message 1")
 		}
+		// Removing a message with more terms than one DELETE takes removes all of them
+		// (MariaDB deletes them by primary key from the terms search_doc lists).
+		require.NoError(t, db.InTx(context.Background(), func(tx *database.Tx) error {
+			return arc.RemoveFromIndex(context.Background(), tx, res[0].ID)
+		}))
+		assert.Equal(t, []int64{}, searchIDs(t, arc, Query{Tenant: "default", Text: word(0, perMessage-1)}))
+		assert.Equal(t, []int64{}, searchIDs(t, arc, Query{Tenant: "default", Text: word(0, 0)}))
+		assert.Equal(t, []int64{res[1].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: word(1, perMessage-1)}))
+		if d == database.MySQL {
+			var terms, docs int
+			require.NoError(t, db.QueryRow(`SELECT COUNT(*) FROM search_term WHERE id = ?`, res[0].ID).Scan(&terms))
+			require.NoError(t, db.QueryRow(`SELECT COUNT(*) FROM search_doc WHERE id = ?`, res[0].ID).Scan(&docs))
+			assert.Zero(t, terms, "search_term rows of the removed message")
+			assert.Zero(t, docs, "search_doc row of the removed message")
+			require.NoError(t, db.QueryRow(`SELECT COUNT(*) FROM search_term WHERE id = ?`, res[1].ID).Scan(&terms))
+			assert.GreaterOrEqual(t, terms, 2*perMessage-1, "words and pairs of message 2, kept")
+		}
+	})
+}
+
+// TestSearchDocMigration: on MariaDB, messages indexed before search_doc existed (and while
+// search_term had its index by id) get their search_doc rows from search_term when the
+// migration runs, so they are still found and an erasure still removes every term.
+func TestSearchDocMigration(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		if d != database.MySQL {
+			t.Skip("search_doc is MariaDB's")
+		}
+		arc, db := newSearchArchive(t, d)
+		day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		res := commitRaw(t, arc, "default",
+			archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "harbour plans", "first draft of the quay", day),
+			archivetest.Message("c@x.test", []string{"b@y.test"}, nil, "harbour budget", "second draft", day.AddDate(0, 0, 1)),
+		)
+		ctx := context.Background()
+		termsOf := func(id int64) []string {
+			rows, err := db.QueryContext(ctx, `SELECT term FROM search_term WHERE id = ? ORDER BY term`, id)
+			require.NoError(t, err)
+			defer rows.Close()
+			var terms []string
+			for rows.Next() {
+				var term string
+				require.NoError(t, rows.Scan(&term))
+				terms = append(terms, term)
+			}
+			require.NoError(t, rows.Err())
+			return terms
+		}
+		before := termsOf(res[0].ID)
+		require.Contains(t, before, "quay")
+		// The state before the migration (its Down), then the migration again.
+		for _, q := range []string{`CREATE INDEX search_term_id ON search_term (id)`, `DROP TABLE search_doc`,
+			`DELETE FROM goose_db_version WHERE version_id = 24`} {
+			_, err := db.ExecContext(ctx, q)
+			require.NoError(t, err, q)
+		}
+		require.NoError(t, migrations.Up(ctx, db))
+
+		var doc string
+		require.NoError(t, db.QueryRow(`SELECT terms FROM search_doc WHERE id = ?`, res[0].ID).Scan(&doc))
+		assert.ElementsMatch(t, before, strings.Split(doc, "\n"), "search_doc lists the message's terms")
+		assert.Equal(t, []int64{res[0].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: "draft quay"}))
+		require.NoError(t, db.InTx(ctx, func(tx *database.Tx) error { return arc.RemoveFromIndex(ctx, tx, res[0].ID) }))
+		assert.Empty(t, termsOf(res[0].ID), "every term of the removed message")
+		assert.Equal(t, []int64{res[1].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: "harbour"}))
 	})
 }

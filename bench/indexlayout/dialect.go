@@ -28,7 +28,7 @@ func layoutsOf(cfg *config, d database.Dialect) [2]layout {
 	case database.Postgres:
 		return postgresLayouts(cfg.pgAlternative)
 	case database.MySQL:
-		return mysqlLayouts()
+		return mysqlLayouts(cfg.myAlternative)
 	}
 	return sqliteLayouts()
 }
@@ -47,7 +47,7 @@ func runDialect(ctx context.Context, cfg *config, sh *shared, d database.Dialect
 	want := [2][][]int64{sh.exact, sh.exact}
 	var probes []benchQuery
 	var probeWant [2][][]int64
-	if d == database.MySQL {
+	if d == database.MySQL && cfg.myAlternative == myFulltext {
 		rules, err := readFTRules(ctx, b.dbs[1].DB)
 		if err != nil {
 			return res, err

@@ -206,3 +206,21 @@ func TestPostgresAlternativesAgree(t *testing.T) {
 		}
 	})
 }
+
+// TestMySQLIDIndexAlternativeAgrees: the layout before migration 00024 (an index by id
+// instead of search_doc) answers every query as the generator says.
+func TestMySQLIDIndexAlternativeAgrees(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		if d != database.MySQL {
+			t.Skip("MariaDB's alternative only")
+		}
+		cfg, err := parseFlags([]string{"-mysql-alternative", myIDIndex, "-n", "40", "-vocabulary", "300",
+			"-batch", "20", "-queries", "4", "-warmup", "0"}, io.Discard)
+		require.NoError(t, err)
+		cfg.urls = map[database.Dialect]string{d: serverURL(t, d)}
+		res, err := runDialect(context.Background(), cfg, prepare(cfg), d, io.Discard)
+		require.NoError(t, err)
+		assert.Zero(t, res.bench.wrong.n, "wrong answers: %v", res.bench.wrong.shown)
+		assert.Nil(t, res.loss, "no FULLTEXT, no loss report")
+	})
+}

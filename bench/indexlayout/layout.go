@@ -54,7 +54,8 @@ const (
 type btree struct {
 	label  string
 	table  string
-	tenant bool // rows hold the tenant first (MariaDB's search_term)
+	tenant bool   // rows hold the tenant first (MariaDB's search_term)
+	docs   string // a table of one row a message holding its terms, one to a line ("": none)
 	ddl    []string
 	after  []string
 	size   func(ctx context.Context, db *database.DB) ([]sizeFigure, error)
@@ -109,7 +110,11 @@ func (b *btree) insert(ctx context.Context, tx *database.Tx, batch []message) er
 			return fmt.Errorf("insert into %s: %w", b.table, err)
 		}
 	}
-	return nil
+	if b.docs == "" {
+		return nil
+	}
+	return insertDocuments(ctx, tx, `INSERT INTO `+b.docs+` (id, tenant_id, terms) VALUES `, `(?, ?, ?)`, batch,
+		func(m message) []any { return []any{m.id, benchTenant, strings.Join(m.terms, "\n")} })
 }
 
 // query: a term is a range of the key, a prefix p the range [p, analyzer.PrefixEnd(p)),

@@ -41,6 +41,8 @@ type config struct {
 	strict     bool
 	// pgAlternative is PostgreSQL's alternative layout: pgBtree or pgPositions.
 	pgAlternative string
+	// myAlternative is MariaDB's alternative layout: myFulltext or myIDIndex.
+	myAlternative string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -52,6 +54,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&pg, "postgres", c.urls[database.Postgres], "PostgreSQL admin URL (fresh databases are created on it)")
 	fs.StringVar(&my, "mysql", c.urls[database.MySQL], "MySQL/MariaDB admin URL (fresh databases are created on it)")
 	fs.StringVar(&c.pgAlternative, "postgres-alternative", pgBtree, "PostgreSQL's alternative layout: "+pgBtree+" (a term table), "+pgPositions+" (a tsvector of words with positions, pairs as <->) or "+pgBuckets+" (positions against positions and pair buckets)")
+	fs.StringVar(&c.myAlternative, "mysql-alternative", myFulltext, "MariaDB's alternative layout: "+myFulltext+" (InnoDB FULLTEXT) or "+myIDIndex+" (the B-tree with an index by id instead of search_doc, as before migration 00024)")
 	fs.IntVar(&c.messages, "n", 50000, "generated messages")
 	fs.IntVar(&c.vocabulary, "vocabulary", 50000, "distinct words the messages are drawn from")
 	fs.IntVar(&c.words, "words", 150, "words of a message, on average (subject and body)")
@@ -78,6 +81,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if !slices.Contains([]string{pgBtree, pgPositions, pgBuckets}, c.pgAlternative) {
 		errs = append(errs, fmt.Errorf("-postgres-alternative: %q, want %s, %s or %s", c.pgAlternative, pgBtree, pgPositions, pgBuckets))
+	}
+	if !slices.Contains([]string{myFulltext, myIDIndex}, c.myAlternative) {
+		errs = append(errs, fmt.Errorf("-mysql-alternative: %q, want %s or %s", c.myAlternative, myFulltext, myIDIndex))
 	}
 	if c.vocabulary < 2 || c.words < 2 || c.zipfS <= 1 {
 		errs = append(errs, errors.New("-vocabulary and -words must be at least 2, -zipf above 1"))

@@ -10,12 +10,41 @@ import (
 	"github.com/mailledger/mailledger/database"
 )
 
+// MariaDB's alternatives to the chosen layout (-mysql-alternative).
+const (
+	myFulltext = "fulltext"
+	myIDIndex  = "idindex"
+)
+
 // mysqlLayouts: the chosen B-tree search_term of archive/search.go (mysqlIndex,
-// migrations mysql/00006 and 00010) against InnoDB FULLTEXT over one text a message, its
-// predecessor. Both are analysed after the fill.
-func mysqlLayouts() [2]layout {
-	return [2]layout{&btree{
-		label:  "B-tree search_term(tenant_id, term, id)",
+// migrations mysql/00006, 00010 and 00024: no index by id, a message's terms kept in one
+// row of search_doc for removals) against alt: InnoDB FULLTEXT over one text a message,
+// its predecessor, or the same B-tree with an index by id and no search_doc (idindex, the
+// layout before 00024). Both are analysed after the fill.
+func mysqlLayouts(alt string) [2]layout {
+	chosen := &btree{
+		label:  "B-tree search_term(tenant_id, term, id); search_doc(id, terms)",
+		table:  "search_term",
+		tenant: true,
+		docs:   "search_doc",
+		ddl: []string{`CREATE TABLE search_term (
+    tenant_id VARCHAR(64)  NOT NULL,
+    term      VARCHAR(257) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+    id        BIGINT       NOT NULL,
+    PRIMARY KEY (tenant_id, term, id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`, `CREATE TABLE search_doc (
+    id        BIGINT      PRIMARY KEY,
+    tenant_id VARCHAR(64) NOT NULL,
+    terms     MEDIUMTEXT  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`},
+		after: []string{`ANALYZE TABLE search_term, search_doc`},
+		size:  mysqlSize("search_term", "search_doc"),
+	}
+	if alt != myIDIndex {
+		return [2]layout{chosen, innodbFulltext{}}
+	}
+	return [2]layout{chosen, &btree{
+		label:  "B-tree search_term(tenant_id, term, id) with an index by id",
 		table:  "search_term",
 		tenant: true,
 		ddl: []string{`CREATE TABLE search_term (
@@ -27,7 +56,7 @@ func mysqlLayouts() [2]layout {
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`},
 		after: []string{`ANALYZE TABLE search_term`},
 		size:  mysqlSize("search_term"),
-	}, innodbFulltext{}}
+	}}
 }
 
 // innodbFulltext is one row a message holding its terms as one text, a pair's space
@@ -80,11 +109,15 @@ func (innodbFulltext) query(q analyzer.Query, _ string) (string, []any) {
 // information_schema.TABLES (after ANALYZE TABLE), which leaves out the auxiliary tables
 // that hold a FULLTEXT index, and the allocated size of every tablespace file of the
 // layout's database, which counts them.
-func mysqlSize(table string) func(context.Context, *database.DB) ([]sizeFigure, error) {
+func mysqlSize(tables ...string) func(context.Context, *database.DB) ([]sizeFigure, error) {
 	return func(ctx context.Context, db *database.DB) ([]sizeFigure, error) {
 		var tbl, files int64
-		err := db.QueryRowContext(ctx, `SELECT data_length + index_length FROM information_schema.TABLES
-			WHERE table_schema = DATABASE() AND table_name = ?`, table).Scan(&tbl)
+		args := make([]any, len(tables))
+		for i, t := range tables {
+			args[i] = t
+		}
+		err := db.QueryRowContext(ctx, `SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.TABLES
+			WHERE table_schema = DATABASE() AND table_name IN (`+database.InList(len(tables))+`)`, args...).Scan(&tbl)
 		if err != nil {
 			return nil, fmt.Errorf("table size: %w", err)
 		}
