@@ -73,8 +73,10 @@ func New(db *database.DB, blobs BlobStore, keys *Keyring, opts Options) (*Archiv
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
+	parser := NewParser(opts.SpamHeader)
+	parser.Positions = db.Dialect == database.Postgres // what postgresIndex stores
 	return &Archive{
-		db: db, blobs: blobs, keys: keys, parser: NewParser(opts.SpamHeader),
+		db: db, blobs: blobs, keys: keys, parser: parser,
 		index: newSearchIndex(db.Dialect), retention: opts.Retention, clock: opts.Clock,
 		spam: spamPolicy{discard: opts.DiscardSpam, retention: opts.SpamRetention}, tagger: opts.Tagger, policy: opts.Policy,
 	}, nil

@@ -197,17 +197,7 @@ func testEraseAndPurge(t *testing.T, d database.Dialect) {
 
 func (f *fixture) erasedIDs(t *testing.T, requestID string) []int64 {
 	t.Helper()
-	rows, err := f.db.Query(f.db.Rebind(`SELECT id FROM metadata WHERE erased_by = ? ORDER BY id`), requestID)
-	require.NoError(t, err)
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		require.NoError(t, rows.Scan(&id))
-		out = append(out, id)
-	}
-	require.NoError(t, rows.Err())
-	return out
+	return dbtest.Column[int64](t, f.db, `SELECT id FROM metadata WHERE erased_by = ? ORDER BY id`, requestID)
 }
 
 // assertInvisible checks that no read serves the erased messages and that they left the

@@ -37,7 +37,7 @@ type Parsed struct {
 	// texts), what every dialect's index stores. Set by Parse (import), not ParseChecked.
 	Terms []string
 	// Positioned is Terms as an index that keeps word positions stores them (PostgreSQL):
-	// analyzer.TermSet.Positioned. Set with Terms.
+	// analyzer.TermSet.Positioned. Set with Terms when the parser's Positions is.
 	Positioned  analyzer.Positioned
 	Text        string // the text/plain body, else text from the HTML body
 	Attachments []Attachment
@@ -82,12 +82,16 @@ var ErrNotMessage = errors.New("not an email message")
 type Parser struct {
 	// SpamHeader is SPAM_HEADER_LINE ("X-Spam-Flag: YES"); empty disables it.
 	SpamHeader string
-	parser     *enmime.Parser
+	// Positions makes Parse give Parsed.Positioned too (set by NewParser): only an index
+	// that keeps word positions (PostgreSQL's) uses it, and the other archives save its
+	// cost.
+	Positions bool
+	parser    *enmime.Parser
 }
 
 // NewParser returns a parser; spamHeader may be empty.
 func NewParser(spamHeader string) *Parser {
-	return &Parser{SpamHeader: spamHeader, parser: enmime.NewParser(
+	return &Parser{SpamHeader: spamHeader, Positions: true, parser: enmime.NewParser(
 		enmime.SkipMalformedParts(true), enmime.MaxStoredPartErrors(maxStoredPartErrors), enmime.RawContent(true))}
 }
 
@@ -140,7 +144,10 @@ func (p *Parser) parseFor(raw []byte, split, terms bool) (out *Parsed, why, err 
 		c := newTermCollector(p)
 		c.header(fields, roles)
 		c.parts(root, 0)
-		out.Terms, out.Positioned, out.ParseNote = c.set.Terms(), c.set.Positioned(), joinNotes(note, c.note())
+		out.Terms, out.ParseNote = c.set.Terms(), joinNotes(note, c.note())
+		if p.Positions {
+			out.Positioned = c.set.Positioned()
+		}
 	}
 	return out, why, nil
 }

@@ -180,7 +180,7 @@ func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where 
 		}
 		if walks { // the walk is the condition: the others are tested on each message
 			rest, restArgs := a.conditions(r.without(q), text)
-			consider(plannedDriver{`address_role h CROSS JOIN metadata m ON m.id = h.id`, r.ordered + ` AND ` + rest,
+			consider(plannedDriver{a.walkFrom(), r.ordered + ` AND ` + rest,
 				append(append([]any{}, r.orderedArgs...), restArgs...), `h.datekey DESC`}, n, true)
 		} else {
 			consider(plannedDriver{a.drivenFrom(r.sql), where, append(append([]any{}, r.args...), args...), pageOrder}, n, false)
@@ -265,6 +265,16 @@ func participantHits(addr string) hitSource {
 		orderedArgs: args,
 		test:        `EXISTS (SELECT 1 FROM address_role r WHERE r.id = m.id AND r.addr = ?)`, testArgs: args,
 	}
+}
+
+// walkFrom joins metadata m to address_role h walked in page order: SQLite keeps a CROSS
+// JOIN in the order written; PostgreSQL has no CROSS JOIN … ON, and its planner walks h's
+// date index for the page's ORDER BY and LIMIT by itself.
+func (a *Archive) walkFrom() string {
+	if a.db.Dialect == database.Postgres {
+		return `address_role h JOIN metadata m ON m.id = h.id`
+	}
+	return `address_role h CROSS JOIN metadata m ON m.id = h.id`
 }
 
 // drivenFrom joins metadata m to the ids of hits (a query of distinct ids), read first and

@@ -108,6 +108,6 @@ func (pgIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bo
 // pagePrefix: PostgreSQL takes no hint.
 func (pgIndex) pagePrefix(context.Context, *database.DB, analyzer.Query) string { return "" }
 
-// walksAddresses: PostgreSQL's address_role has no date-key index (not measured at scale
-// yet: docs/performance.md, "At a million messages").
-func (pgIndex) walksAddresses() bool { return false }
+// walksAddresses: address_role_addr_date and address_role_domain_date (migration 00025)
+// give an address's messages newest first, as on SQLite.
+func (pgIndex) walksAddresses() bool { return true }

@@ -142,17 +142,7 @@ func TestSearchDocMigration(t *testing.T) {
 		)
 		ctx := context.Background()
 		termsOf := func(id int64) []string {
-			rows, err := db.QueryContext(ctx, `SELECT term FROM search_term WHERE id = ? ORDER BY term`, id)
-			require.NoError(t, err)
-			defer rows.Close()
-			var terms []string
-			for rows.Next() {
-				var term string
-				require.NoError(t, rows.Scan(&term))
-				terms = append(terms, term)
-			}
-			require.NoError(t, rows.Err())
-			return terms
+			return dbtest.Column[string](t, db, `SELECT term FROM search_term WHERE id = ? ORDER BY term`, id)
 		}
 		before := termsOf(res[0].ID)
 		require.Contains(t, before, "quay")

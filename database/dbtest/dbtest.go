@@ -153,3 +153,26 @@ func exec(t testing.TB, db *database.DB, q string) {
 		t.Fatalf("%s: %v", q, err)
 	}
 }
+
+// Column runs query (written with ? placeholders, rebound for db's dialect) and returns its
+// one column, scanned into T, in the order the rows came.
+func Column[T any](t testing.TB, db *database.DB, query string, args ...any) []T {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), db.Rebind(query), args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return out
+}
