@@ -112,10 +112,8 @@ func (*mysqlIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) err
 		if err != nil {
 			return err
 		}
-		for _, d := range docs {
-			if err := removeTerms(ctx, tx, d); err != nil {
-				return err
-			}
+		if err := removeTerms(ctx, tx, docs); err != nil {
+			return err
 		}
 	}
 	return removeIDs(ctx, tx, `DELETE FROM search_doc WHERE id IN `, ids)
@@ -151,21 +149,35 @@ func readDocs(ctx context.Context, tx *database.Tx, ids []int64) ([]searchDoc, e
 	return docs, nil
 }
 
-// removeTerms deletes one message's search_term rows, removeChunk terms to a statement (a
-// range of the primary key for each).
-func removeTerms(ctx context.Context, tx *database.Tx, d searchDoc) error {
-	for start := 0; start < len(d.terms); start += removeChunk {
-		terms := d.terms[start:min(start+removeChunk, len(d.terms))]
-		args := make([]any, 0, len(terms)+2)
-		args = append(args, d.tenant, d.id)
-		for _, t := range terms {
-			args = append(args, t)
+// removeKeys bounds the primary keys one DELETE of removeTerms names: MariaDB reads each
+// as a range of the primary key (checked with EXPLAIN on 10.11 up to 5,000 keys of 200
+// bytes; past range_optimizer_max_mem_size it would scan the table).
+const removeKeys = 1000
+
+// removeTerms deletes the docs' search_term rows, removeKeys primary keys to a statement.
+func removeTerms(ctx context.Context, tx *database.Tx, docs []searchDoc) error {
+	args := make([]any, 0, 3*removeKeys)
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM search_term WHERE tenant_id = ? AND id = ? AND term IN (`+database.InList(len(terms))+`)`, args...); err != nil {
+		_, err := tx.Exec(ctx, `DELETE FROM search_term WHERE (tenant_id, term, id) IN (`+database.Rows(len(args)/3, `(?, ?, ?)`)+`)`, args...)
+		args = args[:0]
+		if err != nil {
 			return fmt.Errorf("remove terms: %w", err)
 		}
+		return nil
 	}
-	return nil
+	for _, d := range docs {
+		for _, t := range d.terms {
+			if args = append(args, d.tenant, t, d.id); len(args) == 3*removeKeys {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
 }
 
 // match requires every term and prefix of q, each a lookup of (tenant, term, m.id) or a

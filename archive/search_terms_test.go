@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -161,5 +162,40 @@ func TestSearchDocMigration(t *testing.T) {
 		require.NoError(t, db.InTx(ctx, func(tx *database.Tx) error { return arc.RemoveFromIndex(ctx, tx, res[0].ID) }))
 		assert.Empty(t, termsOf(res[0].ID), "every term of the removed message")
 		assert.Equal(t, []int64{res[1].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: "harbour"}))
+	})
+}
+
+// TestMySQLRemoveTermsReadsRanges: a DELETE of removeTerms with removeKeys long keys is
+// read as ranges of search_term's primary key, never as a scan of the table (MariaDB
+// falls back to a scan when the ranges outgrow range_optimizer_max_mem_size).
+func TestMySQLRemoveTermsReadsRanges(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		if d != database.MySQL {
+			t.Skip("search_term is MariaDB's")
+		}
+		_, db := newSearchArchive(t, d)
+		// An archive's worth of rows (on a nearly empty table a scan is cheapest), analysed.
+		for batch := range 10 {
+			rows := make([]any, 0, 3*5000)
+			for i := range 5000 {
+				id := batch*5000 + i
+				rows = append(rows, "default", fmt.Sprintf("w%d", id%2000), id)
+			}
+			_, err := db.Exec(`INSERT INTO search_term (tenant_id, term, id) VALUES `+database.Rows(5000, `(?, ?, ?)`), rows...)
+			require.NoError(t, err)
+		}
+		_, err := db.Exec(`ANALYZE TABLE search_term`)
+		require.NoError(t, err)
+		args := make([]any, 0, 3*removeKeys)
+		for i := range removeKeys {
+			args = append(args, "default", fmt.Sprintf("%s%d", strings.Repeat("t", 250), i), int64(i))
+		}
+		var id, selectType, table, access string
+		var rest [6]sql.NullString
+		err = db.QueryRow(`EXPLAIN DELETE FROM search_term WHERE (tenant_id, term, id) IN (`+database.Rows(removeKeys, `(?, ?, ?)`)+`)`, args...).
+			Scan(&id, &selectType, &table, &access, &rest[0], &rest[1], &rest[2], &rest[3], &rest[4], &rest[5])
+		require.NoError(t, err)
+		assert.Equal(t, "range", access, "access type of the DELETE (key %s)", rest[1].String)
+		assert.Equal(t, "PRIMARY", rest[1].String)
 	})
 }
