@@ -108,17 +108,11 @@ func TestRestoreWithoutSmarthost(t *testing.T) {
 // restoredEvents reads the ledger's restore events, oldest first.
 func (f *fixture) restoredEvents(t *testing.T) []restoredEvent {
 	t.Helper()
-	rows, err := f.db.Query(f.db.Rebind(`SELECT payload FROM events WHERE event_type = ? ORDER BY position`), app.EventMessageRestored)
-	require.NoError(t, err)
-	defer rows.Close()
 	var out []restoredEvent
-	for rows.Next() {
-		var data string
-		require.NoError(t, rows.Scan(&data))
+	for _, data := range dbtest.Column[string](t, f.db, `SELECT payload FROM events WHERE event_type = ? ORDER BY position`, app.EventMessageRestored) {
 		var ev restoredEvent
 		require.NoError(t, json.Unmarshal([]byte(data), &ev))
 		out = append(out, ev)
 	}
-	require.NoError(t, rows.Err())
 	return out
 }

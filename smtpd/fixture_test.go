@@ -94,33 +94,13 @@ func (r *receiver) count(tenant string) int {
 // ids are the ids of tenant's messages, oldest first.
 func (r *receiver) ids(tenant string) []int64 {
 	r.t.Helper()
-	rows, err := r.db.QueryContext(context.Background(), r.db.Rebind(`SELECT id FROM metadata WHERE tenant_id = ? ORDER BY id`), tenant)
-	require.NoError(r.t, err)
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		require.NoError(r.t, rows.Scan(&id))
-		ids = append(ids, id)
-	}
-	require.NoError(r.t, rows.Err())
-	return ids
+	return dbtest.Column[int64](r.t, r.db, `SELECT id FROM metadata WHERE tenant_id = ? ORDER BY id`, tenant)
 }
 
 // envelope lists the envelope recipients recorded for message id.
 func (r *receiver) envelope(id int64) []string {
 	r.t.Helper()
-	rows, err := r.db.QueryContext(context.Background(), r.db.Rebind(`SELECT "to" FROM rcpt WHERE id = ? AND kind = ? ORDER BY "to"`), id, archive.KindEnvelope)
-	require.NoError(r.t, err)
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var to string
-		require.NoError(r.t, rows.Scan(&to))
-		out = append(out, to)
-	}
-	require.NoError(r.t, rows.Err())
-	return out
+	return dbtest.Column[string](r.t, r.db, `SELECT "to" FROM rcpt WHERE id = ? AND kind = ? ORDER BY "to"`, id, archive.KindEnvelope)
 }
 
 // raw reads message id of tenant back through the archive.
