@@ -265,6 +265,6 @@ func (x *mysqlIndex) limitHint(ctx context.Context, db *database.DB) bool {
 	return *x.hasLimitHint
 }
 
-// walksAddresses: MariaDB's address_role has no date-key index (not measured at scale
-// yet: docs/performance.md, "At a million messages").
-func (*mysqlIndex) walksAddresses() bool { return false }
+// walksAddresses: address_role_addr_date and address_role_domain_date (migration 00025)
+// give an address's messages newest first, as on SQLite and PostgreSQL.
+func (*mysqlIndex) walksAddresses() bool { return true }

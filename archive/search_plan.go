@@ -268,11 +268,14 @@ func participantHits(addr string) hitSource {
 }
 
 // walkFrom joins metadata m to address_role h walked in page order: SQLite keeps a CROSS
-// JOIN in the order written; PostgreSQL has no CROSS JOIN … ON, and its planner walks h's
-// date index for the page's ORDER BY and LIMIT by itself.
+// JOIN in the order written, MariaDB a STRAIGHT_JOIN; PostgreSQL has no CROSS JOIN … ON,
+// and its planner walks h's date index for the page's ORDER BY and LIMIT by itself.
 func (a *Archive) walkFrom() string {
-	if a.db.Dialect == database.Postgres {
+	switch a.db.Dialect {
+	case database.Postgres:
 		return `address_role h JOIN metadata m ON m.id = h.id`
+	case database.MySQL:
+		return `address_role h STRAIGHT_JOIN metadata m ON m.id = h.id`
 	}
 	return `address_role h CROSS JOIN metadata m ON m.id = h.id`
 }

@@ -43,6 +43,19 @@ func UpTo(ctx context.Context, db *database.DB, version int64) error {
 	return nil
 }
 
+// DownTo undoes the migrations of db's dialect newer than version: for tests of a migration
+// over data written before it (the data stays; the schema goes back).
+func DownTo(ctx context.Context, db *database.DB, version int64) error {
+	p, err := provider(db)
+	if err != nil {
+		return err
+	}
+	if _, err := p.DownTo(ctx, version); err != nil {
+		return fmt.Errorf("migrate %s down to %d: %w", db.Dialect, version, err)
+	}
+	return nil
+}
+
 // Version reports the newest applied migration version.
 func Version(ctx context.Context, db *database.DB) (int64, error) {
 	p, err := provider(db)
