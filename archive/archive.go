@@ -34,6 +34,8 @@ type Archive struct {
 	clock     func() time.Time
 	// modeRecorded: the storage mode is recorded (or checked) by a commit of this Archive.
 	modeRecorded atomic.Bool
+	// blocksReady: every message has its day blocks (dayblocks.go); once true it stays so.
+	blocksReady atomic.Bool
 }
 
 // spamPolicy is what Commit does with a message that carries the spam header line.

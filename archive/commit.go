@@ -51,7 +51,7 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 			files.add(MessageKey(p.In.Tenant, ids[k]), p.Sealed) // written while the rows go in
 			key := DateKey(msgDate(p), ids[k])
 			rows.add(ids[k], key, p.Msg)
-			entries[k] = indexEntryOf(ids[k], p.In.Tenant, p.Msg)
+			entries[k] = indexEntryOf(ids[k], key, p.In.Tenant, p.Msg)
 			results[i] = Result{ID: ids[k]}
 		}
 		for i, first := range copyOf {

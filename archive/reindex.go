@@ -255,7 +255,7 @@ func (a *Archive) reindexWrite(ctx context.Context, st *reindexState, batch []*r
 			if err != nil {
 				return err
 			}
-			entries = append(entries, indexEntryOf(it.id, it.tenant, it.msg))
+			entries = append(entries, indexEntryOf(it.id, key, it.tenant, it.msg))
 			rows.addAddresses(it.id, key, it.msg)
 		}
 		if err := a.index.add(ctx, tx, entries); err != nil {
@@ -335,6 +335,11 @@ func (a *Archive) reindexFinish(ctx context.Context, st reindexState, finish fun
 	err := a.db.InTx(ctx, func(tx *database.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM reindex_state WHERE name = ?`, reindexName); err != nil {
 			return err
+		}
+		if _, ok := a.index.(dayBlockWalker); ok {
+			if err := markDayBlocksReady(ctx, tx, st.UpTo); err != nil {
+				return err
+			}
 		}
 		if finish != nil {
 			return finish(ctx, tx, st.ReindexResult)

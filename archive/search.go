@@ -39,17 +39,18 @@ func newSearchIndex(d database.Dialect) searchIndex {
 
 // indexEntry is one message to index.
 type indexEntry struct {
-	id     int64
-	tenant string
-	terms  []string
+	id      int64
+	datekey int64
+	tenant  string
+	terms   []string
 	// positioned is terms as words with positions and the pairs they leave uncovered
 	// (analyzer.TermSet.Positioned), what PostgreSQL stores.
 	positioned analyzer.Positioned
 }
 
-// indexEntryOf is the entry of message id of tenant, parsed as msg.
-func indexEntryOf(id int64, tenant string, msg *Parsed) indexEntry {
-	return indexEntry{id: id, tenant: tenant, terms: msg.Terms, positioned: msg.Positioned}
+// indexEntryOf is the entry of message id of tenant with date key key, parsed as msg.
+func indexEntryOf(id, key int64, tenant string, msg *Parsed) indexEntry {
+	return indexEntry{id: id, datekey: key, tenant: tenant, terms: msg.Terms, positioned: msg.Positioned}
 }
 
 // indexChunk and indexChunkBytes bound one multi-row index INSERT: at most indexChunk rows
@@ -114,23 +115,42 @@ const ftsPairJoin = "_"
 // ftsTerm is a term as the FTS5 index stores it.
 func ftsTerm(t string) string { return strings.ReplaceAll(t, analyzer.PairSeparator, ftsPairJoin) }
 
-// add inserts one row per message, rowid = metadata.id. (Keyed by the date key instead,
-// the index gave pages in date order without a sort, but doubled in size: a posting list
-// stores the gaps between rowids, and the keys of a word's messages lie far apart where
-// ids lie close; docs/performance.md, "The date key in FTS5".)
+// add inserts one row per message, rowid = metadata.id, its terms and its day blocks
+// (dayblocks.go). (Keyed by the date key instead, the index gave pages in date order
+// without a sort, but doubled in size: a posting list stores the gaps between rowids, and
+// the keys of a word's messages lie far apart where ids lie close; docs/performance.md,
+// "The date key in FTS5".)
 func (sqliteIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
 	return insertIndexRows(ctx, tx, `INSERT INTO message_search (rowid, terms) VALUES `, `(?, ?)`, entries,
 		func(e indexEntry) []any {
 			var b strings.Builder
-			b.Grow(termBytes(e.terms))
-			for i, t := range e.terms {
+			b.Grow(termBytes(e.terms) + dayBlockLevels*12)
+			for _, t := range e.terms {
+				b.WriteString(ftsTerm(t))
+				b.WriteByte(' ')
+			}
+			for i, t := range appendDayBlockTerms(make([]string, 0, dayBlockLevels), e.datekey) {
 				if i > 0 {
 					b.WriteByte(' ')
 				}
-				b.WriteString(ftsTerm(t))
+				b.WriteString(t)
 			}
 			return []any{e.id, b.String()}
 		})
+}
+
+// dayBlocksReady: SQLite's index holds day blocks once every message has them.
+func (sqliteIndex) dayBlocksReady(ctx context.Context, db *database.DB) (bool, error) {
+	return dayBlocksReady(ctx, db)
+}
+
+// blockFrom: as driveFrom, the FTS5 hits first.
+func (sqliteIndex) blockFrom() (from, cond string) {
+	return `message_search CROSS JOIN metadata m ON m.id = message_search.rowid`, `message_search MATCH ?`
+}
+
+func (sqliteIndex) blockQuery(text analyzer.Query, term string) string {
+	return ftsQuery(text) + ` AND "` + term + `"`
 }
 
 func (sqliteIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
@@ -178,8 +198,11 @@ func (x sqliteIndex) hits(ctx context.Context, db *database.DB, _ string, text a
 
 // driveCap: at a million messages each hit costs a lookup of about 5 µs and its share of
 // the sort (2026-11-26: 18,000 hits of two words, 106 ms p50): 10,000 keeps the page near
-// 50 ms, and past it the date walk meets a match every few rows.
-func (sqliteIndex) driveCap() int { return 10000 }
+// 50 ms; past it the day blocks are walked (dayblocks.go).
+func (sqliteIndex) driveCap() int { return sqliteDriveCap }
+
+// sqliteDriveCap is driveCap's value, a variable for the tests of the block walk.
+var sqliteDriveCap = 10000
 
 // countHits counts the rows of query, up to max+1.
 func countHits(ctx context.Context, db *database.DB, query string, args []any, max int) (int, error) {

@@ -45,18 +45,29 @@ func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
 		return nil, 0, err
 	}
 	var total int
-	if err := a.db.QueryRowContext(ctx, st.count, st.countArgs...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count messages: %w", err)
+	if st.blocks == nil || !st.blocks.counts {
+		if err := a.db.QueryRowContext(ctx, st.count, st.countArgs...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("count messages: %w", err)
+		}
+	}
+	if st.blocks != nil {
+		msgs, n, err := a.searchBlocks(ctx, q, *st.blocks)
+		if st.blocks.counts {
+			total = n
+		}
+		return msgs, total, err
 	}
 	rows, err := a.db.QueryContext(ctx, st.page, st.pageArgs...)
 	msgs, err := a.scanMessages(ctx, rows, err)
 	return msgs, total, err
 }
 
-// searchStatements are the two statements of a Search, bound for the database.
+// searchStatements are the two statements of a Search, bound for the database, or the
+// block walk that replaces the page (and the count when it counts).
 type searchStatements struct {
 	count, page         string
 	countArgs, pageArgs []any
+	blocks              *blockWalk
 }
 
 // searchStatements plans q (its Limit defaulted) and returns its count and page.
@@ -76,6 +87,7 @@ func (a *Archive) searchStatements(ctx context.Context, q *Query) (searchStateme
 	st := searchStatements{
 		count:     a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM ` + p.from + ` WHERE ` + p.where + ` LIMIT ?) matches`),
 		countArgs: append(append([]any{}, p.args...), MaxTotal+1),
+		blocks:    p.blocks,
 	}
 	if p.drives { // driven from an index, as the count
 		st.page = a.db.Rebind(`SELECT ` + messageColumns + ` FROM ` + p.from + ` WHERE ` + p.where + ` ORDER BY ` + p.order + ` LIMIT ? OFFSET ?`)
@@ -112,6 +124,19 @@ type searchPlanner interface {
 	walksAddresses() bool
 }
 
+// dayBlockWalker is a searchPlanner whose index holds day blocks (dayblocks.go): a text
+// search with more hits than driveCap walks them newest first when every message has its
+// block terms.
+type dayBlockWalker interface {
+	// dayBlocksReady says whether every message of the archive has its block terms.
+	dayBlocksReady(ctx context.Context, db *database.DB) (bool, error)
+	// blockFrom returns a FROM clause that reads the index's hits before metadata m, and
+	// the condition that goes with it; the one argument of the pair is blockQuery's.
+	blockFrom() (from, cond string)
+	// blockQuery is the index query of text's words and the block term.
+	blockQuery(text analyzer.Query, term string) string
+}
+
 // searchPlan is how Search reads: the FROM clause, conditions and arguments of its count,
 // and for its page the same with order (drives: the search is driven from an index) or
 // the plain page over metadata m with prefix (an optimizer hint) before it.
@@ -119,6 +144,7 @@ type searchPlan struct {
 	plannedDriver
 	drives bool
 	prefix string
+	blocks *blockWalk
 }
 
 // plannedDriver is a FROM clause that reads an index before metadata m, with the WHERE
@@ -160,9 +186,11 @@ func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where 
 		drivers = append(drivers, d)
 	}
 	var textDriver *plannedDriver
+	var restWhere string
+	var restArgs []any
 	if !text.Empty() {
 		if driveFrom, cond, condArgs, ok := p.driveFrom(text); ok {
-			restWhere, restArgs := a.conditions(q, analyzer.Query{})
+			restWhere, restArgs = a.conditions(q, analyzer.Query{})
 			d := plannedDriver{driveFrom, cond + ` AND ` + restWhere, append(condArgs, restArgs...), pageOrder}
 			n, err := p.hits(ctx, a.db, q.Tenant, text, limit)
 			if err != nil {
@@ -186,11 +214,22 @@ func (a *Archive) plan(ctx context.Context, q Query, text analyzer.Query, where 
 			consider(plannedDriver{a.drivenFrom(r.sql), where, append(append([]any{}, r.args...), args...), pageOrder}, n, false)
 		}
 	}
-	switch {
-	case best >= 0:
+	if best >= 0 {
 		return searchPlan{plannedDriver: drivers[best], drives: true}, nil
-	case textDriver != nil && q.textOnly():
+	}
+	if textDriver != nil && q.textOnly() {
 		plain.plannedDriver = plannedDriver{textDriver.from, textDriver.where, textDriver.args, pageOrder}
+	}
+	// A prefix is left to the plain page: FTS5 merges every term it covers again for each
+	// block it is read with.
+	if w, ok := a.index.(dayBlockWalker); ok && textDriver != nil && len(text.Prefixes) == 0 {
+		ready, err := a.dayBlocksReady(ctx, w)
+		if err != nil {
+			return plain, fmt.Errorf("day blocks: %w", err)
+		}
+		if ready {
+			plain.blocks = &blockWalk{index: w, text: text, where: restWhere, args: restArgs, counts: !q.textOnly()}
+		}
 	}
 	return plain, nil
 }

@@ -26,11 +26,18 @@ import (
 type pgIndex struct{}
 
 // add stores one tsvector a message, written as a tsvector literal (no parser, no
-// dictionary: each lexeme exactly as given).
+// dictionary: each lexeme exactly as given), with its day blocks (dayblocks.go) as
+// lexemes without positions.
 func (pgIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
 	return insertIndexRows(ctx, tx, `INSERT INTO message_search (id, document) VALUES `,
 		`(?, ?::tsvector)`, entries, func(e indexEntry) []any {
-			return []any{e.id, PostgresDocument(e.positioned)}
+			var b strings.Builder
+			b.WriteString(PostgresDocument(e.positioned))
+			for _, t := range appendDayBlockTerms(make([]string, 0, dayBlockLevels), e.datekey) {
+				b.WriteString(tsLexeme(t))
+				b.WriteByte(' ')
+			}
+			return []any{e.id, b.String()}
 		})
 }
 
@@ -94,7 +101,10 @@ func (pgIndex) hits(ctx context.Context, db *database.DB, _ string, text analyze
 
 // driveCap: each hit is a heap row of message_search to read and a metadata row to look
 // up, a few microseconds each.
-func (pgIndex) driveCap() int { return 10000 }
+func (pgIndex) driveCap() int { return pgDriveCap }
+
+// pgDriveCap is driveCap's value, a variable for the tests of the block walk.
+var pgDriveCap = 10000
 
 // driveFrom reads the hits first and looks each one up in metadata by primary key
 // (LATERAL: a nested loop, whatever the planner guesses of a word's frequency: it
@@ -103,6 +113,21 @@ func (pgIndex) driveCap() int { return 10000 }
 func (pgIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bool) {
 	return `(SELECT id FROM message_search WHERE document @@ ?::tsquery OFFSET 0) h CROSS JOIN LATERAL (SELECT * FROM metadata WHERE id = h.id) m`,
 		`1 = 1`, []any{tsQuery(q)}, true
+}
+
+// dayBlocksReady: the index holds day blocks once every message has them.
+func (pgIndex) dayBlocksReady(ctx context.Context, db *database.DB) (bool, error) {
+	return dayBlocksReady(ctx, db)
+}
+
+// blockFrom: as driveFrom, the GIN hits first, each looked up by primary key.
+func (pgIndex) blockFrom() (from, cond string) {
+	from, cond, _, _ = pgIndex{}.driveFrom(analyzer.Query{})
+	return from, cond
+}
+
+func (pgIndex) blockQuery(text analyzer.Query, term string) string {
+	return tsQuery(text) + " & " + tsLexeme(term)
 }
 
 // pagePrefix: PostgreSQL takes no hint.

@@ -1,0 +1,180 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/mailledger/mailledger/analyzer"
+	"github.com/mailledger/mailledger/database"
+)
+
+// Day blocks let an index keyed by id (SQLite's FTS5, PostgreSQL's GIN) give a common word's hits newest first
+// (docs/architecture.md, "Search"). Every message is indexed with one more term per level
+// k = 0 … dayBlockLevels-1: the aligned block of 2^k days that holds its date (the day of
+// its date key). A search whose words have too many hits to be sorted (more than the
+// index's driveCap) walks blocks newest first, each the text AND one block term: a short
+// range of days whose hits are few enough to look up and sort, growing by doubling until
+// the page (and the count) is full. So a word in 90 % of a million messages reads a few
+// days' hits for its first page, not its 900,000. (Keying the index itself by date was
+// measured and rejected: docs/performance.md, "The date key in FTS5".)
+const (
+	dayBlockLevels = 13 // the largest block is 4,096 days (11 years)
+	daySeconds     = 86400
+)
+
+// dayOfKey is the day (since 1900-01-01 UTC) of a date key.
+func dayOfKey(key int64) int64 { return (key >> dateKeyIDBits) / daySeconds }
+
+// dayBlockTerm is the index term of the level-k block numbered block (days block<<k to
+// (block+1)<<k - 1). It starts with '_', which no analyzer word or pair does.
+func dayBlockTerm(k int, block int64) string {
+	return "_d" + strconv.Itoa(k) + "_" + strconv.FormatInt(block, 10)
+}
+
+// appendDayBlockTerms appends the block terms of a message with date key key.
+func appendDayBlockTerms(terms []string, key int64) []string {
+	day := dayOfKey(key)
+	for k := range dayBlockLevels {
+		terms = append(terms, dayBlockTerm(k, day>>k))
+	}
+	return terms
+}
+
+// dayBlock is one step of a walk: the term of a block and its days [from, to).
+type dayBlock struct {
+	term     string
+	from, to int64
+}
+
+// dayBlocks covers the days lo … hi (inclusive) with aligned blocks, newest first, the
+// n-th block at most 2^n days long and none reaching below lo. Each block starts where
+// the one before ends, so the walk is exact and at most about 2·dayBlockLevels blocks
+// long for any range, plus one per 4,096 days.
+func dayBlocks(lo, hi int64, yield func(dayBlock) bool) {
+	cur := hi + 1
+	for step := 0; cur > lo; step++ {
+		k := min(step, dayBlockLevels-1)
+		for k > 0 && (cur%(1<<k) != 0 || cur-(1<<k) < lo) {
+			k--
+		}
+		b := dayBlock{term: dayBlockTerm(k, cur>>k-1), from: cur - 1<<k, to: cur}
+		cur = b.from
+		if !yield(b) {
+			return
+		}
+	}
+}
+
+// blockWalk is a text search read block by block: the index that reads it, the words,
+// the other conditions (on metadata m) and their arguments, and whether it also counts (a
+// count of the words alone is cheaper read from the index in id order: Search does that).
+type blockWalk struct {
+	index  dayBlockWalker
+	text   analyzer.Query
+	where  string
+	args   []any
+	counts bool
+}
+
+// dayBlocksReady says whether every message of the archive has its block terms: those
+// archived before the release that added them get theirs from `mailledger reindex`
+// (the migration that added them records the highest id then; reindexFinish clears it).
+func dayBlocksReady(ctx context.Context, db *database.DB) (bool, error) {
+	var pending int64
+	err := db.QueryRowContext(ctx, `SELECT pending_to FROM search_day_blocks`).Scan(&pending)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return pending == 0, err
+}
+
+// dayBlocksReady asks w once it has said yes, and never again after.
+func (a *Archive) dayBlocksReady(ctx context.Context, w dayBlockWalker) (bool, error) {
+	if a.blocksReady.Load() {
+		return true, nil
+	}
+	ready, err := w.dayBlocksReady(ctx, a.db)
+	if ready {
+		a.blocksReady.Store(true)
+	}
+	return ready, err
+}
+
+// markDayBlocksReady records, at the end of a reindex of every message up to upTo, that
+// the messages the block terms were pending for have them now.
+func markDayBlocksReady(ctx context.Context, tx *database.Tx, upTo int64) error {
+	_, err := tx.Exec(ctx, `UPDATE search_day_blocks SET pending_to = 0 WHERE pending_to <= ?`, upTo)
+	return err
+}
+
+// dayRange is the range of days a walk for q covers: its date window, narrowed to the
+// tenant's oldest and newest message; ok is false when there is none.
+func (a *Archive) dayRange(ctx context.Context, q Query) (lo, hi int64, ok bool, err error) {
+	var minKey, maxKey sql.NullInt64
+	err = a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT (SELECT MIN(datekey) FROM metadata WHERE tenant_id = ?), (SELECT MAX(datekey) FROM metadata WHERE tenant_id = ?)`),
+		q.Tenant, q.Tenant).Scan(&minKey, &maxKey)
+	if err != nil || !minKey.Valid || !maxKey.Valid {
+		return 0, 0, false, err
+	}
+	lo, hi = dayOfKey(minKey.Int64), dayOfKey(maxKey.Int64)
+	if !q.DateFrom.IsZero() {
+		lo = max(lo, dateKeySeconds(q.DateFrom)/daySeconds)
+	}
+	if !q.DateTo.IsZero() {
+		hi = min(hi, dateKeySeconds(q.DateTo.Add(-time.Microsecond))/daySeconds)
+	}
+	return lo, hi, lo <= hi, nil
+}
+
+// searchBlocks reads the page of q (and, when w.counts, its total up to MaxTotal+1) block
+// by block. Each block's matches are counted only as far as needed: to pass the offset,
+// to fill the count.
+func (a *Archive) searchBlocks(ctx context.Context, q Query, w blockWalk) (msgs []Message, total int, err error) {
+	lo, hi, ok, err := a.dayRange(ctx, q)
+	if err != nil || !ok {
+		return nil, 0, err
+	}
+	fromClause, cond := w.index.blockFrom()
+	from := ` FROM ` + fromClause + ` WHERE ` + cond + ` AND `
+	count := a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one` + from + w.where + ` LIMIT ?) hits`)
+	page := a.db.Rebind(`SELECT ` + messageColumns + from + w.where + ` ORDER BY ` + pageOrder + ` LIMIT ? OFFSET ?`)
+	skip := q.Offset
+	dayBlocks(lo, hi, func(b dayBlock) bool {
+		want := q.Limit - len(msgs) // rows the page still needs
+		need := 0                   // matches of this block worth counting
+		if w.counts {
+			need = MaxTotal + 1 - total
+		}
+		if want > 0 {
+			need = max(need, skip+want)
+		}
+		if need <= 0 {
+			return false
+		}
+		args := append([]any{w.index.blockQuery(w.text, b.term)}, w.args...)
+		n := need
+		if w.counts || skip > 0 {
+			if err = a.db.QueryRowContext(ctx, count, append(args, need)...).Scan(&n); err != nil {
+				err = fmt.Errorf("count messages: %w", err)
+				return false
+			}
+			total = min(total+n, MaxTotal+1)
+		}
+		if want > 0 && n > skip {
+			rows, qerr := a.db.QueryContext(ctx, page, append(args, want, skip)...)
+			var got []Message
+			if got, err = a.scanMessages(ctx, rows, qerr); err != nil {
+				return false
+			}
+			msgs, skip = append(msgs, got...), 0
+		} else if want > 0 {
+			skip -= n
+		}
+		return true
+	})
+	return msgs, total, err
+}

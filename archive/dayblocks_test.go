@@ -1,0 +1,249 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/archive/archivetest"
+	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/database/dbtest"
+)
+
+// TestDayBlocksCoverRange: the blocks of any range are aligned, each at most twice the one
+// before, none below lo, and together exactly the days lo … hi, newest first.
+func TestDayBlocksCoverRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		hi := rng.Int64N(60000)
+		lo := hi - rng.Int64N(min(hi+1, 20000))
+		next, n := hi+1, 0
+		dayBlocks(lo, hi, func(b dayBlock) bool {
+			size := b.to - b.from
+			require.Equal(t, next, b.to, "blocks of [%d, %d] are contiguous", lo, hi)
+			require.GreaterOrEqual(t, b.from, lo)
+			require.Zero(t, b.from%size, "block %v aligned", b)
+			require.LessOrEqual(t, size, int64(1)<<min(n, dayBlockLevels-1))
+			k := 0
+			for 1<<k < size {
+				k++
+			}
+			require.Equal(t, dayBlockTerm(k, b.from>>k), b.term)
+			require.Contains(t, appendDayBlockTerms(nil, DateKey(time.Unix(dateKeyEpochSec+b.from*daySeconds+3600, 0), 7)), b.term,
+				"a message of the block's first day holds its term")
+			next, n = b.from, n+1
+			return true
+		})
+		require.Equal(t, lo, next, "blocks of [%d, %d] reach lo", lo, hi)
+		require.LessOrEqual(t, n, 2*dayBlockLevels+int((hi-lo)>>(dayBlockLevels-1))+2)
+	}
+}
+
+// blockFixture is a message of the block-walk tests as the oracle sees it.
+type blockFixture struct {
+	id    int64
+	date  time.Time
+	words map[string]bool
+}
+
+// TestSearchDayBlocksMatchOracle: with the drive cap lowered so that the words of a few
+// hundred messages are "common", a text search walks the day blocks and gives the
+// same pages and totals as an oracle over the generated messages, with offsets, date
+// windows, a capped count and messages dated out of order; PostgreSQL walks its blocks
+// too, and MySQL answers the same queries its own way and must agree.
+func TestSearchDayBlocksMatchOracle(t *testing.T) {
+	savedCap, savedPG, savedMax := sqliteDriveCap, pgDriveCap, MaxTotal
+	sqliteDriveCap, pgDriveCap, MaxTotal = 5, 5, 150
+	defer func() { sqliteDriveCap, pgDriveCap, MaxTotal = savedCap, savedPG, savedMax }()
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		ctx := context.Background()
+		arc := blockArchive(t, d)
+		rng := rand.New(rand.NewPCG(7, 11))
+		vocab := []struct {
+			word string
+			p    float64
+		}{{"alpha", 0.9}, {"beta", 0.5}, {"gamma", 0.1}, {"delta", 0.02}}
+		base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+		var fixtures []blockFixture
+		for batch := range 4 {
+			var prepared []*Prepared
+			var pending []blockFixture
+			for i := range 100 {
+				date := base.Add(time.Duration(rng.Int64N(int64(700*24*time.Hour)))).Truncate(time.Second)
+				switch {
+				case i == 0 && batch == 0:
+					date = time.Date(2090, 1, 1, 0, 0, 0, 0, time.UTC) // a spam date far ahead
+				case i%17 == 0: // several messages of one second: ids order them
+					date = base.Add(100 * 24 * time.Hour)
+				}
+				words := map[string]bool{}
+				var body []string
+				for _, v := range vocab {
+					if rng.Float64() < v.p {
+						words[v.word] = true
+						body = append(body, v.word)
+					}
+				}
+				raw := archivetest.Message(fmt.Sprintf("s%d@x.test", i), []string{"r@y.test"}, nil,
+					fmt.Sprintf("m%d-%d", batch, i), strings.Join(append(body, "filler"), " "), date)
+				p, err := arc.Prepare(Incoming{Tenant: "default", Raw: raw})
+				require.NoError(t, err)
+				prepared = append(prepared, p)
+				pending = append(pending, blockFixture{date: date, words: words})
+			}
+			res, err := arc.Commit(ctx, prepared)
+			require.NoError(t, err)
+			for i := range pending {
+				pending[i].id = res[i].ID
+			}
+			fixtures = append(fixtures, pending...)
+		}
+		// The oracle's order is the page order: date, then id, newest first.
+		slices.SortFunc(fixtures, func(a, b blockFixture) int {
+			if c := b.date.Compare(a.date); c != 0 {
+				return c
+			}
+			return int(b.id - a.id)
+		})
+		day := 24 * time.Hour
+		cases := []Query{
+			{Text: "alpha"}, {Text: "alpha", Offset: 7}, {Text: "alpha", Offset: 120, Limit: 30},
+			{Text: "beta gamma"}, {Text: "alpha beta", Offset: 40},
+			{Text: "alpha", DateFrom: base.Add(30 * day), DateTo: base.Add(60 * day)},
+			{Text: "beta", DateFrom: base.Add(100 * day), DateTo: base.Add(100*day + time.Second), Limit: 5},
+			{Text: "alpha", DateFrom: base.Add(200 * day)}, {Text: "alpha", DateTo: base.Add(400 * day), Offset: 33},
+			{Text: "gamma", DateFrom: base.Add(-time.Hour), DateTo: base.Add(800 * day), Offset: 3, Limit: 4},
+			{Text: "alpha", Offset: 500}, {Text: "delta alpha"}, {Text: "alph* beta", Offset: 5},
+		}
+		for _, q := range cases {
+			q.Tenant = "default"
+			if q.Limit == 0 {
+				q.Limit = 20
+			}
+			var want []int64
+			total := 0
+			for _, f := range fixtures {
+				if !allWords(f.words, q.Text) || !q.DateFrom.IsZero() && f.date.Before(q.DateFrom) || !q.DateTo.IsZero() && !f.date.Before(q.DateTo) {
+					continue
+				}
+				if total >= q.Offset && len(want) < q.Limit {
+					want = append(want, f.id)
+				}
+				total++
+			}
+			msgs, gotTotal, err := arc.Search(ctx, q)
+			require.NoError(t, err, "%+v", q)
+			var got []int64
+			for _, m := range msgs {
+				got = append(got, m.ID)
+			}
+			assert.Equal(t, want, got, "page of %q offset %d window %v–%v", q.Text, q.Offset, q.DateFrom, q.DateTo)
+			assert.Equal(t, min(total, MaxTotal+1), gotTotal, "total of %q window %v–%v", q.Text, q.DateFrom, q.DateTo)
+			if d != database.MySQL && total > 0 {
+				st, err := arc.searchStatements(ctx, &q)
+				require.NoError(t, err)
+				if strings.Contains(q.Text, "*") {
+					assert.Nil(t, st.blocks, "%q: a prefix is read once, not per block", q.Text)
+				} else {
+					assert.NotNil(t, st.blocks, "%q over the drive cap walks the day blocks", q.Text)
+				}
+			}
+		}
+	})
+}
+
+// allWords says whether words hold every word of text, a word ending in * as a prefix.
+func allWords(words map[string]bool, text string) bool {
+	for _, w := range strings.Fields(text) {
+		found := words[w]
+		if p, ok := strings.CutSuffix(w, "*"); ok {
+			for have := range words {
+				found = found || strings.HasPrefix(have, p)
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func blockArchive(t *testing.T, d database.Dialect) *Archive {
+	dir := t.TempDir()
+	blobs, err := NewLocalStore(filepath.Join(dir, "store"))
+	require.NoError(t, err)
+	keys, err := LoadOrCreateKeyring(filepath.Join(dir, "keys"))
+	require.NoError(t, err)
+	arc, err := New(dbtest.Open(t, d), blobs, keys, Options{})
+	require.NoError(t, err)
+	return arc
+}
+
+// TestDayBlocksWaitForReindex: messages archived before the release that added day blocks
+// lack their terms, so the walk waits until `reindex` has rewritten them; the search
+// answers the same before and after.
+func TestDayBlocksWaitForReindex(t *testing.T) {
+	savedCap, savedPG := sqliteDriveCap, pgDriveCap
+	sqliteDriveCap, pgDriveCap = 2, 2
+	defer func() { sqliteDriveCap, pgDriveCap = savedCap, savedPG }()
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		if d == database.MySQL {
+			t.Skip("MariaDB's index has no day blocks")
+		}
+		testDayBlocksWaitForReindex(t, d)
+	})
+}
+
+func testDayBlocksWaitForReindex(t *testing.T, d database.Dialect) {
+	ctx := context.Background()
+	arc := blockArchive(t, d)
+	var batch []*Prepared
+	for i := range 8 {
+		raw := archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "common", "word", time.Date(2025, 1, 1+i, 0, 0, 0, 0, time.UTC))
+		p, err := arc.Prepare(Incoming{Tenant: "default", Raw: raw})
+		require.NoError(t, err)
+		batch = append(batch, p)
+	}
+	res, err := arc.Commit(ctx, batch)
+	require.NoError(t, err)
+	// As an archive of the release before: no block terms, pending up to the last id.
+	_, err = arc.db.ExecContext(ctx, `DELETE FROM message_search`)
+	require.NoError(t, err)
+	insert := `INSERT INTO message_search (rowid, terms) VALUES (?, 'common word')`
+	if d == database.Postgres {
+		insert = `INSERT INTO message_search (id, document) VALUES (?, 'common word'::tsvector)`
+	}
+	for _, r := range res {
+		_, err = arc.db.ExecContext(ctx, arc.db.Rebind(insert), r.ID)
+		require.NoError(t, err)
+	}
+	_, err = arc.db.ExecContext(ctx, arc.db.Rebind(`UPDATE search_day_blocks SET pending_to = ?`), res[len(res)-1].ID)
+	require.NoError(t, err)
+
+	q := Query{Tenant: "default", Text: "common", Limit: 3, Offset: 2}
+	st, err := arc.searchStatements(ctx, &q)
+	require.NoError(t, err)
+	assert.Nil(t, st.blocks, "no walk while messages lack their block terms")
+	before, total, err := arc.Search(ctx, q)
+	require.NoError(t, err)
+	assert.Equal(t, 8, total)
+	require.Len(t, before, 3)
+
+	_, err = arc.Reindex(ctx, ReindexOptions{})
+	require.NoError(t, err)
+	st, err = arc.searchStatements(ctx, &q)
+	require.NoError(t, err)
+	assert.NotNil(t, st.blocks, "the walk once reindex has given every message its terms")
+	after, total, err := arc.Search(ctx, q)
+	require.NoError(t, err)
+	assert.Equal(t, 8, total)
+	assert.Equal(t, before, after)
+}
