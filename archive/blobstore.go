@@ -6,12 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"golang.org/x/sync/errgroup"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // BlobStore is where sealed message files live: the local file system or, later, an

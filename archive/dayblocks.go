@@ -130,13 +130,23 @@ func (a *Archive) dayRange(ctx context.Context, q Query) (lo, hi int64, ok bool,
 	return lo, hi, lo <= hi, nil
 }
 
-// searchBlocks reads the page of q (and, when w.counts, its total up to MaxTotal+1) block
-// by block. Each block's matches are counted only as far as needed: to pass the offset,
-// to fill the count.
+// searchBlocks reads the page of q block by block, and, when w.counts, its total up to
+// MaxTotal+1 in one statement: the date walk of the range with the words' hits within
+// its blocks, a short list where the words alone would list most of the archive. A block
+// is counted only when the offset has not been passed yet, and only as far as needed.
 func (a *Archive) searchBlocks(ctx context.Context, q Query, w blockWalk) (msgs []Message, total int, err error) {
 	lo, hi, ok, err := a.dayRange(ctx, q)
 	if err != nil || !ok {
 		return nil, 0, err
+	}
+	if w.counts {
+		var terms []string
+		dayBlocks(lo, hi, func(b dayBlock) bool { terms = append(terms, b.term); return true })
+		args := append(append([]any{}, w.args...), w.index.blockQuery(w.text, terms...), MaxTotal+1)
+		count := a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM metadata m WHERE ` + w.where + ` AND ` + w.index.blockMatch() + ` LIMIT ?) hits`)
+		if err := a.db.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("count messages: %w", err)
+		}
 	}
 	fromClause, cond := w.index.blockFrom()
 	from := ` FROM ` + fromClause + ` WHERE ` + cond + ` AND `
@@ -145,35 +155,27 @@ func (a *Archive) searchBlocks(ctx context.Context, q Query, w blockWalk) (msgs 
 	skip := q.Offset
 	dayBlocks(lo, hi, func(b dayBlock) bool {
 		want := q.Limit - len(msgs) // rows the page still needs
-		need := 0                   // matches of this block worth counting
-		if w.counts {
-			need = MaxTotal + 1 - total
-		}
-		if want > 0 {
-			need = max(need, skip+want)
-		}
-		if need <= 0 {
+		if want <= 0 {
 			return false
 		}
 		args := append([]any{w.index.blockQuery(w.text, b.term)}, w.args...)
-		n := need
-		if w.counts || skip > 0 {
-			if err = a.db.QueryRowContext(ctx, count, append(args, need)...).Scan(&n); err != nil {
+		n := skip + want
+		if skip > 0 {
+			if err = a.db.QueryRowContext(ctx, count, append(args, skip+want)...).Scan(&n); err != nil {
 				err = fmt.Errorf("count messages: %w", err)
 				return false
 			}
-			total = min(total+n, MaxTotal+1)
 		}
-		if want > 0 && n > skip {
-			rows, qerr := a.db.QueryContext(ctx, page, append(args, want, skip)...)
-			var got []Message
-			if got, err = a.scanMessages(ctx, rows, qerr); err != nil {
-				return false
-			}
-			msgs, skip = append(msgs, got...), 0
-		} else if want > 0 {
+		if n <= skip {
 			skip -= n
+			return true
 		}
+		rows, qerr := a.db.QueryContext(ctx, page, append(args, want, skip)...)
+		var got []Message
+		if got, err = a.scanMessages(ctx, rows, qerr); err != nil {
+			return false
+		}
+		msgs, skip = append(msgs, got...), 0
 		return true
 	})
 	return msgs, total, err

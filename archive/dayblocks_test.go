@@ -77,7 +77,7 @@ func TestSearchDayBlocksMatchOracle(t *testing.T) {
 			var prepared []*Prepared
 			var pending []blockFixture
 			for i := range 100 {
-				date := base.Add(time.Duration(rng.Int64N(int64(700*24*time.Hour)))).Truncate(time.Second)
+				date := base.Add(time.Duration(rng.Int64N(int64(700 * 24 * time.Hour)))).Truncate(time.Second)
 				switch {
 				case i == 0 && batch == 0:
 					date = time.Date(2090, 1, 1, 0, 0, 0, 0, time.UTC) // a spam date far ahead

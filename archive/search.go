@@ -149,8 +149,12 @@ func (sqliteIndex) blockFrom() (from, cond string) {
 	return `message_search CROSS JOIN metadata m ON m.id = message_search.rowid`, `message_search MATCH ?`
 }
 
-func (sqliteIndex) blockQuery(text analyzer.Query, term string) string {
-	return ftsQuery(text) + ` AND "` + term + `"`
+func (sqliteIndex) blockQuery(text analyzer.Query, terms ...string) string {
+	return ftsQuery(text) + ` AND ("` + strings.Join(terms, `" OR "`) + `")`
+}
+
+func (sqliteIndex) blockMatch() string {
+	return `m.id IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)`
 }
 
 func (sqliteIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {

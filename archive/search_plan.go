@@ -133,8 +133,11 @@ type dayBlockWalker interface {
 	// blockFrom returns a FROM clause that reads the index's hits before metadata m, and
 	// the condition that goes with it; the one argument of the pair is blockQuery's.
 	blockFrom() (from, cond string)
-	// blockQuery is the index query of text's words and the block term.
-	blockQuery(text analyzer.Query, term string) string
+	// blockQuery is the index query of text's words and any of the block terms.
+	blockQuery(text analyzer.Query, terms ...string) string
+	// blockMatch is a condition on metadata m's id: among the hits of blockQuery, its one
+	// argument.
+	blockMatch() string
 }
 
 // searchPlan is how Search reads: the FROM clause, conditions and arguments of its count,

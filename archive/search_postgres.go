@@ -126,8 +126,16 @@ func (pgIndex) blockFrom() (from, cond string) {
 	return from, cond
 }
 
-func (pgIndex) blockQuery(text analyzer.Query, term string) string {
-	return tsQuery(text) + " & " + tsLexeme(term)
+func (pgIndex) blockQuery(text analyzer.Query, terms ...string) string {
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		quoted[i] = tsLexeme(t)
+	}
+	return tsQuery(text) + " & (" + strings.Join(quoted, " | ") + ")"
+}
+
+func (pgIndex) blockMatch() string {
+	return `m.id IN (SELECT id FROM message_search WHERE document @@ ?::tsquery)`
 }
 
 // pagePrefix: PostgreSQL takes no hint.
