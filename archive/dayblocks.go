@@ -83,9 +83,9 @@ type blockWalk struct {
 // dayBlocksReady says whether every message of the archive has its block terms: those
 // archived before the release that added them get theirs from `mailledger reindex`
 // (the migration that added them records the highest id then; reindexFinish clears it).
-func dayBlocksReady(ctx context.Context, db *database.DB) (bool, error) {
+func dayBlocksReady(ctx context.Context, r queryer) (bool, error) {
 	var pending int64
-	err := db.QueryRowContext(ctx, `SELECT pending_to FROM search_day_blocks`).Scan(&pending)
+	err := r.QueryRowContext(ctx, `SELECT pending_to FROM search_day_blocks`).Scan(&pending)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -93,11 +93,11 @@ func dayBlocksReady(ctx context.Context, db *database.DB) (bool, error) {
 }
 
 // dayBlocksReady asks w once it has said yes, and never again after.
-func (a *Archive) dayBlocksReady(ctx context.Context, w dayBlockWalker) (bool, error) {
+func (a *Archive) dayBlocksReady(ctx context.Context, r queryer, w dayBlockWalker) (bool, error) {
 	if a.blocksReady.Load() {
 		return true, nil
 	}
-	ready, err := w.dayBlocksReady(ctx, a.db)
+	ready, err := w.dayBlocksReady(ctx, r)
 	if ready {
 		a.blocksReady.Store(true)
 	}
@@ -113,9 +113,9 @@ func markDayBlocksReady(ctx context.Context, tx *database.Tx, upTo int64) error 
 
 // dayRange is the range of days a walk for q covers: its date window, narrowed to the
 // tenant's oldest and newest message; ok is false when there is none.
-func (a *Archive) dayRange(ctx context.Context, q Query) (lo, hi int64, ok bool, err error) {
+func (a *Archive) dayRange(ctx context.Context, r queryer, q Query) (lo, hi int64, ok bool, err error) {
 	var minKey, maxKey sql.NullInt64
-	err = a.db.QueryRowContext(ctx, a.db.Rebind(`SELECT (SELECT MIN(datekey) FROM metadata WHERE tenant_id = ?), (SELECT MAX(datekey) FROM metadata WHERE tenant_id = ?)`),
+	err = r.QueryRowContext(ctx, a.db.Rebind(`SELECT (SELECT MIN(datekey) FROM metadata WHERE tenant_id = ?), (SELECT MAX(datekey) FROM metadata WHERE tenant_id = ?)`),
 		q.Tenant, q.Tenant).Scan(&minKey, &maxKey)
 	if err != nil || !minKey.Valid || !maxKey.Valid {
 		return 0, 0, false, err
@@ -134,8 +134,8 @@ func (a *Archive) dayRange(ctx context.Context, q Query) (lo, hi int64, ok bool,
 // MaxTotal+1 in one statement: the date walk of the range with the words' hits within
 // its blocks, a short list where the words alone would list most of the archive. A block
 // is counted only when the offset has not been passed yet, and only as far as needed.
-func (a *Archive) searchBlocks(ctx context.Context, q Query, w blockWalk) (msgs []Message, total int, err error) {
-	lo, hi, ok, err := a.dayRange(ctx, q)
+func (a *Archive) searchBlocks(ctx context.Context, r queryer, q Query, w blockWalk) (msgs []Message, total int, err error) {
+	lo, hi, ok, err := a.dayRange(ctx, r, q)
 	if err != nil || !ok {
 		return nil, 0, err
 	}
@@ -144,7 +144,7 @@ func (a *Archive) searchBlocks(ctx context.Context, q Query, w blockWalk) (msgs 
 		dayBlocks(lo, hi, func(b dayBlock) bool { terms = append(terms, b.term); return true })
 		args := append(append([]any{}, w.args...), w.index.blockQuery(w.text, terms...), MaxTotal+1)
 		count := a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM metadata m WHERE ` + w.where + ` AND ` + w.index.blockMatch() + ` LIMIT ?) hits`)
-		if err := a.db.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
+		if err := r.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("count messages: %w", err)
 		}
 	}
@@ -161,7 +161,7 @@ func (a *Archive) searchBlocks(ctx context.Context, q Query, w blockWalk) (msgs 
 		args := append([]any{w.index.blockQuery(w.text, b.term)}, w.args...)
 		n := skip + want
 		if skip > 0 {
-			if err = a.db.QueryRowContext(ctx, count, append(args, skip+want)...).Scan(&n); err != nil {
+			if err = r.QueryRowContext(ctx, count, append(args, skip+want)...).Scan(&n); err != nil {
 				err = fmt.Errorf("count messages: %w", err)
 				return false
 			}
@@ -170,9 +170,8 @@ func (a *Archive) searchBlocks(ctx context.Context, q Query, w blockWalk) (msgs 
 			skip -= n
 			return true
 		}
-		rows, qerr := a.db.QueryContext(ctx, page, append(args, want, skip)...)
 		var got []Message
-		if got, err = a.scanMessages(ctx, rows, qerr); err != nil {
+		if got, err = scanRows(r.QueryContext(ctx, page, append(args, want, skip)...)); err != nil {
 			return false
 		}
 		msgs, skip = append(msgs, got...), 0

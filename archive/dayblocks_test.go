@@ -148,7 +148,7 @@ func TestSearchDayBlocksMatchOracle(t *testing.T) {
 			assert.Equal(t, want, got, "page of %q offset %d window %v–%v", q.Text, q.Offset, q.DateFrom, q.DateTo)
 			assert.Equal(t, min(total, MaxTotal+1), gotTotal, "total of %q window %v–%v", q.Text, q.DateFrom, q.DateTo)
 			if d != database.MySQL && total > 0 {
-				st, err := arc.searchStatements(ctx, &q)
+				st, err := arc.searchStatements(ctx, arc.db, &q)
 				require.NoError(t, err)
 				if strings.Contains(q.Text, "*") {
 					assert.Nil(t, st.blocks, "%q: a prefix is read once, not per block", q.Text)
@@ -229,7 +229,7 @@ func testDayBlocksWaitForReindex(t *testing.T, d database.Dialect) {
 	require.NoError(t, err)
 
 	q := Query{Tenant: "default", Text: "common", Limit: 3, Offset: 2}
-	st, err := arc.searchStatements(ctx, &q)
+	st, err := arc.searchStatements(ctx, arc.db, &q)
 	require.NoError(t, err)
 	assert.Nil(t, st.blocks, "no walk while messages lack their block terms")
 	before, total, err := arc.Search(ctx, q)
@@ -239,7 +239,7 @@ func testDayBlocksWaitForReindex(t *testing.T, d database.Dialect) {
 
 	_, err = arc.Reindex(ctx, ReindexOptions{})
 	require.NoError(t, err)
-	st, err = arc.searchStatements(ctx, &q)
+	st, err = arc.searchStatements(ctx, arc.db, &q)
 	require.NoError(t, err)
 	assert.NotNil(t, st.blocks, "the walk once reindex has given every message its terms")
 	after, total, err := arc.Search(ctx, q)

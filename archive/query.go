@@ -38,8 +38,17 @@ type Message struct {
 
 const messageColumns = `m.id, m.tenant_id, m.message_id, m."from", m.subject, m.sent, m.arrived, m.size, m.attachments, m.retained, m.spam, m.digest, m.parse_note`
 
-// scanMessages reads the rows of a message query and their recipients.
+// scanMessages reads the rows of a message query and their recipients and tags.
 func (a *Archive) scanMessages(ctx context.Context, rows *sql.Rows, err error) ([]Message, error) {
+	out, err := scanRows(rows, err)
+	if err != nil {
+		return nil, err
+	}
+	return out, a.fillMessages(ctx, out)
+}
+
+// scanRows reads the rows of a message query, nothing more.
+func scanRows(rows *sql.Rows, err error) ([]Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read messages: %w", err)
 	}
@@ -52,13 +61,15 @@ func (a *Archive) scanMessages(ctx context.Context, rows *sql.Rows, err error) (
 		}
 		out = append(out, m)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	return out, rows.Err()
+}
+
+// fillMessages reads the recipients and tags of msgs.
+func (a *Archive) fillMessages(ctx context.Context, msgs []Message) error {
+	if err := a.fillRecipients(ctx, msgs); err != nil {
+		return err
 	}
-	if err := a.fillRecipients(ctx, out); err != nil {
-		return nil, err
-	}
-	return out, a.fillTags(ctx, out)
+	return a.fillTags(ctx, msgs)
 }
 
 func scanMessage(rows *sql.Rows) (Message, error) {

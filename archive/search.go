@@ -140,8 +140,8 @@ func (sqliteIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntr
 }
 
 // dayBlocksReady: SQLite's index holds day blocks once every message has them.
-func (sqliteIndex) dayBlocksReady(ctx context.Context, db *database.DB) (bool, error) {
-	return dayBlocksReady(ctx, db)
+func (sqliteIndex) dayBlocksReady(ctx context.Context, r queryer) (bool, error) {
+	return dayBlocksReady(ctx, r)
 }
 
 // blockFrom: as driveFrom, the FTS5 hits first.
@@ -196,8 +196,8 @@ func (sqliteIndex) walksAddresses() bool { return true }
 func (sqliteIndex) pagePrefix(context.Context, *database.DB, analyzer.Query) string { return "" }
 
 // hits counts the FTS5 index's hits for text (every tenant's): posting lists only.
-func (x sqliteIndex) hits(ctx context.Context, db *database.DB, _ string, text analyzer.Query, max int) (int, error) {
-	return countHits(ctx, db, `SELECT rowid FROM message_search WHERE message_search MATCH ?`, []any{ftsQuery(text)}, max)
+func (x sqliteIndex) hits(ctx context.Context, r queryer, d database.Dialect, _ string, text analyzer.Query, max int) (int, error) {
+	return countHits(ctx, r, d, `SELECT rowid FROM message_search WHERE message_search MATCH ?`, []any{ftsQuery(text)}, max)
 }
 
 // driveCap: at a million messages each hit costs a lookup of about 5 µs and its share of
@@ -209,9 +209,9 @@ func (sqliteIndex) driveCap() int { return sqliteDriveCap }
 var sqliteDriveCap = 10000
 
 // countHits counts the rows of query, up to max+1.
-func countHits(ctx context.Context, db *database.DB, query string, args []any, max int) (int, error) {
+func countHits(ctx context.Context, r queryer, d database.Dialect, query string, args []any, max int) (int, error) {
 	var n int
-	err := db.QueryRowContext(ctx, db.Rebind(`SELECT COUNT(*) FROM (`+query+` LIMIT ?) hits`), append(args, max+1)...).Scan(&n)
+	err := r.QueryRowContext(ctx, database.Rebind(d, `SELECT COUNT(*) FROM (`+query+` LIMIT ?) hits`), append(args, max+1)...).Scan(&n)
 	return n, err
 }
 

@@ -202,11 +202,11 @@ func (*mysqlIndex) termConds(terms, prefixes []string) (string, []any) {
 
 // hits counts the tenant's messages that hold the first term (the one driveFrom reads), up
 // to max+1: a range of the primary key.
-func (x *mysqlIndex) hits(ctx context.Context, db *database.DB, tenant string, text analyzer.Query, max int) (int, error) {
+func (x *mysqlIndex) hits(ctx context.Context, r queryer, d database.Dialect, tenant string, text analyzer.Query, max int) (int, error) {
 	if len(text.Terms) == 0 {
 		return max + 1, nil
 	}
-	return countHits(ctx, db, `SELECT id FROM search_term WHERE tenant_id = ? AND term = ?`, []any{tenant, text.Terms[0]}, max)
+	return countHits(ctx, r, d, `SELECT id FROM search_term WHERE tenant_id = ? AND term = ?`, []any{tenant, text.Terms[0]}, max)
 }
 
 // driveCap: a range of the primary key and an InnoDB lookup by primary key a hit, several

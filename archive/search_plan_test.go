@@ -36,7 +36,7 @@ func TestSQLiteSearchPagesNeedNoSort(t *testing.T) {
 		{DateFrom: day.Add(5 * time.Hour)}, {},
 	} {
 		q.Tenant = "default"
-		st, err := arc.searchStatements(ctx, &q)
+		st, err := arc.searchStatements(ctx, arc.db, &q)
 		require.NoError(t, err)
 		rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+st.page, st.pageArgs...)
 		require.NoError(t, err)
@@ -53,4 +53,49 @@ func TestSQLiteSearchPagesNeedNoSort(t *testing.T) {
 		assert.NotContains(t, joined, "TEMP B-TREE", "%+v:\n%s", q, joined)
 		t.Logf("%+v:\n%s", q, joined)
 	}
+}
+
+// TestPostgresSearchReadsTheIndex: on PostgreSQL a search's statements run where the
+// planner may not read message_search sequentially (searchRead): for a word most messages
+// hold, that scan tests every document, each read from TOAST. On a table this small the
+// planner would choose it for every word; the plans are read with EXPLAIN through the
+// same transaction.
+func TestPostgresSearchReadsTheIndex(t *testing.T) {
+	arc, _ := newSearchArchive(t, database.Postgres)
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var raws [][]byte
+	for i := range 40 {
+		raws = append(raws, archivetest.Message("ann@a.test", []string{"dee@d.test"}, nil, "harbour crane", fmt.Sprintf("note %d", i), day.Add(time.Duration(i)*time.Hour)))
+	}
+	commitRaw(t, arc, "default", raws...)
+	ctx := context.Background()
+	for _, q := range []Query{{Text: "harbour"}, {Text: "harbour", DateFrom: day.Add(5 * time.Hour)}, {Text: "harbour crane", Offset: 10}} {
+		q.Tenant = "default"
+		err := arc.searchRead(ctx, func(r queryer) error {
+			st, err := arc.searchStatements(ctx, r, &q)
+			require.NoError(t, err)
+			for _, s := range []struct {
+				sql  string
+				args []any
+			}{{st.count, st.countArgs}, {st.page, st.pageArgs}} {
+				rows, err := r.QueryContext(ctx, `EXPLAIN `+s.sql, s.args...)
+				require.NoError(t, err)
+				var plan []string
+				for rows.Next() {
+					var line string
+					require.NoError(t, rows.Scan(&line))
+					plan = append(plan, line)
+				}
+				require.NoError(t, rows.Close())
+				joined := strings.Join(plan, "\n")
+				assert.NotContains(t, joined, "Seq Scan on message_search", "%+v:\n%s", q, joined)
+			}
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	msgs, total, err := arc.Search(ctx, Query{Tenant: "default", Text: "harbour", Limit: 5})
+	require.NoError(t, err)
+	assert.Equal(t, 40, total)
+	assert.Len(t, msgs, 5)
 }

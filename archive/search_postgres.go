@@ -95,8 +95,8 @@ func (pgIndex) match(q analyzer.Query) (string, []any) {
 }
 
 // hits counts the GIN index's hits for text (every tenant's), up to max+1 rows.
-func (pgIndex) hits(ctx context.Context, db *database.DB, _ string, text analyzer.Query, max int) (int, error) {
-	return countHits(ctx, db, `SELECT id FROM message_search WHERE document @@ ?::tsquery`, []any{tsQuery(text)}, max)
+func (pgIndex) hits(ctx context.Context, r queryer, d database.Dialect, _ string, text analyzer.Query, max int) (int, error) {
+	return countHits(ctx, r, d, `SELECT id FROM message_search WHERE document @@ ?::tsquery`, []any{tsQuery(text)}, max)
 }
 
 // driveCap: each hit is a heap row of message_search to read and a metadata row to look
@@ -116,8 +116,8 @@ func (pgIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bo
 }
 
 // dayBlocksReady: the index holds day blocks once every message has them.
-func (pgIndex) dayBlocksReady(ctx context.Context, db *database.DB) (bool, error) {
-	return dayBlocksReady(ctx, db)
+func (pgIndex) dayBlocksReady(ctx context.Context, r queryer) (bool, error) {
+	return dayBlocksReady(ctx, r)
 }
 
 // blockFrom: as driveFrom, the GIN hits first, each looked up by primary key.
