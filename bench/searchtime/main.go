@@ -1,0 +1,106 @@
+// Command searchtime times archive.Search on a database that is already filled (one kept
+// by scalebench -keep, say): each query given as an argument, run -n times one after the
+// other, with its total, page length and min / median / max time. Two builds of it, run
+// alternately on one database, compare two versions of the search on the same data.
+//
+//	go run ./bench/searchtime -db 'postgres://…' 'word' 'word|5000' 'word|0|2024-06-01|30'
+//
+// A query is text|offset|first day|days: the words, the page's offset, and a date window
+// of that many days from that day (UTC).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/database"
+)
+
+func main() {
+	url := flag.String("db", "", "database URL (sqlite://, postgres:// or mysql://)")
+	runs := flag.Int("n", 7, "runs of each query")
+	tenant := flag.String("tenant", "default", "tenant searched")
+	flag.Parse()
+	if *url == "" || flag.NArg() == 0 {
+		log.Fatal("usage: searchtime -db URL QUERY...")
+	}
+	db, err := database.Open(*url)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	// Search reads no message file: an empty store and a fresh keyring will do.
+	dir, err := os.MkdirTemp("", "searchtime")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	blobs, err := archive.NewLocalStore(filepath.Join(dir, "store"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	keys, err := archive.LoadOrCreateKeyring(filepath.Join(dir, "keys"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	arc, err := archive.New(db, blobs, keys, archive.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, arg := range flag.Args() {
+		q, err := parseQuery(*tenant, arg)
+		if err != nil {
+			log.Fatalf("%q: %v", arg, err)
+		}
+		var times []time.Duration
+		var total, page int
+		for range *runs {
+			start := time.Now()
+			msgs, n, err := arc.Search(ctx, q)
+			if err != nil {
+				log.Fatalf("%q: %v", arg, err)
+			}
+			times = append(times, time.Since(start))
+			total, page = n, len(msgs)
+		}
+		slices.Sort(times)
+		fmt.Printf("%-40s total %6d page %3d  min %7.1f ms  median %7.1f ms  max %7.1f ms\n", arg, total, page,
+			millis(times[0]), millis(times[len(times)/2]), millis(times[len(times)-1]))
+	}
+}
+
+// parseQuery reads text|offset|first day|days.
+func parseQuery(tenant, arg string) (archive.Query, error) {
+	f := strings.Split(arg, "|")
+	q := archive.Query{Tenant: tenant, Text: f[0], Limit: 50}
+	var err error
+	if len(f) > 1 {
+		if q.Offset, err = strconv.Atoi(f[1]); err != nil {
+			return q, fmt.Errorf("offset: %w", err)
+		}
+	}
+	if len(f) > 3 {
+		from, err := time.Parse(time.DateOnly, f[2])
+		if err != nil {
+			return q, fmt.Errorf("first day: %w", err)
+		}
+		days, err := strconv.Atoi(f[3])
+		if err != nil {
+			return q, fmt.Errorf("days: %w", err)
+		}
+		q.DateFrom, q.DateTo = from, from.AddDate(0, 0, days)
+	}
+	return q, nil
+}
+
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
