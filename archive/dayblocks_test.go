@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -65,7 +64,7 @@ func TestSearchDayBlocksMatchOracle(t *testing.T) {
 	defer func() { sqliteDriveCap, pgDriveCap, MaxTotal = savedCap, savedPG, savedMax }()
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		ctx := context.Background()
-		arc := blockArchive(t, d)
+		arc, _ := newSearchArchive(t, d)
 		rng := rand.New(rand.NewPCG(7, 11))
 		vocab := []struct {
 			word string
@@ -176,17 +175,6 @@ func allWords(words map[string]bool, text string) bool {
 	return true
 }
 
-func blockArchive(t *testing.T, d database.Dialect) *Archive {
-	dir := t.TempDir()
-	blobs, err := NewLocalStore(filepath.Join(dir, "store"))
-	require.NoError(t, err)
-	keys, err := LoadOrCreateKeyring(filepath.Join(dir, "keys"))
-	require.NoError(t, err)
-	arc, err := New(dbtest.Open(t, d), blobs, keys, Options{})
-	require.NoError(t, err)
-	return arc
-}
-
 // TestDayBlocksWaitForReindex: messages archived before the release that added day blocks
 // lack their terms, so the walk waits until `reindex` has rewritten them; the search
 // answers the same before and after.
@@ -204,7 +192,7 @@ func TestDayBlocksWaitForReindex(t *testing.T) {
 
 func testDayBlocksWaitForReindex(t *testing.T, d database.Dialect) {
 	ctx := context.Background()
-	arc := blockArchive(t, d)
+	arc, _ := newSearchArchive(t, d)
 	var batch []*Prepared
 	for i := range 8 {
 		raw := archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "common", "word", time.Date(2025, 1, 1+i, 0, 0, 0, 0, time.UTC))
