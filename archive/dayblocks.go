@@ -131,15 +131,19 @@ func (a *Archive) dayRange(ctx context.Context, r queryer, q Query) (lo, hi int6
 }
 
 // searchBlocks reads the page of q block by block, and, when w.counts, its total up to
-// MaxTotal+1 in one statement: the date walk of the range with the words' hits within
-// its blocks, a short list where the words alone would list most of the archive. A block
-// is counted only when the offset has not been passed yet, and only as far as needed.
+// MaxTotal+1: in one statement where the index counts best so (the date walk of the range
+// with the words' hits within its blocks, a short list where the words alone would list
+// most of the archive), else block by block along the walk, which then goes on past the
+// page until the count is full or the range ends (countsPerBlock). Without a count, a
+// block is counted only when the offset has not been passed yet, and only as far as
+// needed.
 func (a *Archive) searchBlocks(ctx context.Context, r queryer, q Query, w blockWalk) (msgs []Message, total int, err error) {
 	lo, hi, ok, err := a.dayRange(ctx, r, q)
 	if err != nil || !ok {
 		return nil, 0, err
 	}
-	if w.counts {
+	perBlock := w.counts && w.index.countsPerBlock()
+	if w.counts && !perBlock {
 		var terms []string
 		dayBlocks(lo, hi, func(b dayBlock) bool { terms = append(terms, b.term); return true })
 		args := append(append([]any{}, w.args...), w.index.blockQuery(w.text, terms...), MaxTotal+1)
@@ -154,17 +158,28 @@ func (a *Archive) searchBlocks(ctx context.Context, r queryer, q Query, w blockW
 	page := a.db.Rebind(`SELECT ` + messageColumns + from + w.where + ` ORDER BY ` + pageOrder + ` LIMIT ? OFFSET ?`)
 	skip := q.Offset
 	dayBlocks(lo, hi, func(b dayBlock) bool {
-		want := q.Limit - len(msgs) // rows the page still needs
-		if want <= 0 {
+		want := max(q.Limit-len(msgs), 0) // rows the page still needs
+		left := MaxTotal + 1 - total      // rows the count still takes
+		if want == 0 && (!perBlock || left <= 0) {
 			return false
 		}
 		args := append([]any{w.index.blockQuery(w.text, b.term)}, w.args...)
 		n := skip + want
-		if skip > 0 {
-			if err = r.QueryRowContext(ctx, count, append(args, skip+want)...).Scan(&n); err != nil {
+		if perBlock || skip > 0 {
+			limit := skip + want
+			if perBlock {
+				limit = max(limit, left)
+			}
+			if err = r.QueryRowContext(ctx, count, append(args, limit)...).Scan(&n); err != nil {
 				err = fmt.Errorf("count messages: %w", err)
 				return false
 			}
+			if perBlock {
+				total += min(n, max(left, 0))
+			}
+		}
+		if want == 0 {
+			return true
 		}
 		if n <= skip {
 			skip -= n

@@ -157,6 +157,10 @@ func (sqliteIndex) blockMatch() string {
 	return `m.id IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)`
 }
 
+// countsPerBlock: no, SQLite counts a walk in one statement (docs/performance.md, "Day
+// blocks").
+func (sqliteIndex) countsPerBlock() bool { return false }
+
 func (sqliteIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
 	return removeIDs(ctx, tx, `DELETE FROM message_search WHERE rowid IN `, ids)
 }

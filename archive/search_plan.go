@@ -178,6 +178,9 @@ type dayBlockWalker interface {
 	// blockMatch is a condition on metadata m's id: among the hits of blockQuery, its one
 	// argument.
 	blockMatch() string
+	// countsPerBlock says whether a walk that counts does so block by block rather than
+	// in one statement with blockMatch (searchBlocks).
+	countsPerBlock() bool
 }
 
 // searchPlan is how Search reads: the FROM clause, conditions and arguments of its count,

@@ -42,7 +42,11 @@ type DB struct {
 	// writeMu serialises writers inside one process on SQLite, whose single writer
 	// lock would otherwise be fought over with busy-waiting.
 	writeMu *sync.Mutex
-	stmts   *stmtCache
+	// writer is SQLite's pool of one connection for InTx (nil on the servers): the
+	// writers queue on writeMu anyway, and one connection keeps the large page cache
+	// that writes want, while the readers' pool keeps small ones (sqliteCacheKiB).
+	writer *sql.DB
+	stmts  *stmtCache
 }
 
 // Open parses rawURL (sqlite://PATH, postgres://…, mysql://user:pass@tcp(host:port)/db)
@@ -62,15 +66,38 @@ func Open(rawURL string) (*DB, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadURL, err)
 	}
 	db := &DB{DB: sqlDB, Dialect: dialect, writeMu: &sync.Mutex{}, stmts: &stmtCache{}}
+	if dialect == SQLite {
+		if db.writer, err = sql.Open(driver, sqliteConnDSN(sqlitePath(rawURL), sqliteWriterCacheKiB)); err != nil {
+			_ = sqlDB.Close()
+			return nil, fmt.Errorf("%w: %w", ErrBadURL, err)
+		}
+	}
 	db.tunePool()
 	return db, nil
 }
 
+// SQLite's page caches, per connection, in KiB, and the readers' pool. A writer touches
+// index pages at random places (address_role by address and date key, FTS5 segments):
+// importing 100,000 randomly dated messages ran at 337 msg/s with SQLite's default 2 MiB
+// cache, 422 with 32 and 467 with 64 (docs/performance.md, "SQLite, 500,000 messages,
+// with the date key"). A reader's cache is emptied whenever another connection has
+// written, and the operating system caches the file for all of them. The allocator under
+// SQLite (modernc.org/memory) gives a page of 4 KiB and its header an 8 KiB slot, so a
+// cache takes about 1.75 times its size: 115 MB for 64 MiB (docs/performance.md,
+// "SQLite's page caches").
+const (
+	sqliteWriterCacheKiB = 65536
+	sqliteReaderCacheKiB = 8192
+	sqliteReaders        = 8
+)
+
 func (db *DB) tunePool() {
 	switch db.Dialect {
 	case SQLite:
-		db.SetMaxOpenConns(8)
-		db.SetMaxIdleConns(8)
+		db.SetMaxOpenConns(sqliteReaders)
+		db.SetMaxIdleConns(sqliteReaders)
+		db.writer.SetMaxOpenConns(1)
+		db.writer.SetMaxIdleConns(1)
 	default:
 		db.SetMaxOpenConns(32)
 		db.SetMaxIdleConns(16)
@@ -146,20 +173,21 @@ func sqliteDSN(rawURL string) (Dialect, string, string, error) {
 	if path == "" {
 		return "", "", "", fmt.Errorf("%w: sqlite url has no path", ErrBadURL)
 	}
+	return SQLite, "sqlite", sqliteConnDSN(path, sqliteReaderCacheKiB), nil
+}
+
+// sqliteConnDSN is the driver's DSN for the database file at path, its connections with a
+// page cache of cacheKiB.
+func sqliteConnDSN(path string, cacheKiB int) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(20000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
-	// A page cache of 64 MiB a connection (SQLite's default is 2 MiB): the import writes
-	// index entries at random places (address_role by address and date key), and with
-	// the default cache each one is a read of the file. Importing 100,000 randomly dated
-	// messages: 337 msg/s with 2 MiB, 422 with 32, 467 with 64 (peak RSS 97, 158 and
-	// 222 MB; docs/performance.md, "SQLite, 500,000 messages, with the date key").
-	q.Add("_pragma", "cache_size(-65536)")
+	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
 	q.Set("_txlock", "immediate")
 	q.Set("_time_format", "sqlite")
-	return SQLite, "sqlite", "file:" + path + "?" + q.Encode(), nil
+	return "file:" + path + "?" + q.Encode()
 }
 
 func mysqlDSN(dsn string) (Dialect, string, string, error) {
@@ -273,7 +301,11 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 	if db.Dialect == Postgres {
 		opts = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
 	}
-	sqlTx, err := db.BeginTx(ctx, opts)
+	pool := db.DB
+	if db.writer != nil {
+		pool = db.writer
+	}
+	sqlTx, err := pool.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}

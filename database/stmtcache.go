@@ -58,7 +58,7 @@ func (db *DB) cached(ctx context.Context, query string) (*sql.Stmt, error) {
 	return s, nil
 }
 
-// Close closes the cached statements, then the pool.
+// Close closes the cached statements, then the pools.
 func (db *DB) Close() error {
 	db.stmts.mu.Lock()
 	for q, s := range db.stmts.stmts {
@@ -66,5 +66,8 @@ func (db *DB) Close() error {
 		delete(db.stmts.stmts, q)
 	}
 	db.stmts.mu.Unlock()
+	if db.writer != nil {
+		_ = db.writer.Close()
+	}
 	return db.DB.Close()
 }

@@ -6,7 +6,8 @@
 //	go run ./bench/searchtime -db 'postgres://…' 'word' 'word|5000' 'word|0|2024-06-01|30'
 //
 // A query is text|offset|first day|days: the words, the page's offset, and a date window
-// of that many days from that day (UTC).
+// of that many days from that day (UTC). Among the words, from=ADDRESS and to=ADDRESS (or
+// to=@domain) set the query's sender and recipient instead of being searched as text.
 package main
 
 import (
@@ -82,7 +83,18 @@ func main() {
 // parseQuery reads text|offset|first day|days.
 func parseQuery(tenant, arg string) (archive.Query, error) {
 	f := strings.Split(arg, "|")
-	q := archive.Query{Tenant: tenant, Text: f[0], Limit: 50}
+	q := archive.Query{Tenant: tenant, Limit: 50}
+	var words []string
+	for _, w := range strings.Fields(f[0]) {
+		if a, ok := strings.CutPrefix(w, "from="); ok {
+			q.From = a
+		} else if a, ok := strings.CutPrefix(w, "to="); ok {
+			q.To = a
+		} else {
+			words = append(words, w)
+		}
+	}
+	q.Text = strings.Join(words, " ")
 	var err error
 	if len(f) > 1 {
 		if q.Offset, err = strconv.Atoi(f[1]); err != nil {
