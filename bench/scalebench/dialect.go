@@ -225,6 +225,9 @@ func exec(ctx context.Context, db *database.DB, stmt string) error {
 // answer against the oracle as of f.
 func (r *stepRunner) measure(ctx context.Context, f stepFile, s *stepResult) error {
 	s.search = newSearchPoint(r.corpus, f.oracle, r.cfg.queries, s.step)
+	if resetPeakRSS() {
+		defer func() { s.search.peakRSS = peakRSS() }()
+	}
 	for k, clients := range r.cfg.clients {
 		lv, err := timeSearches(ctx, r.arc, r.corpus.g, s.search.queries, clients)
 		if err != nil {

@@ -124,7 +124,11 @@ func searched(r dialectResult) []stepResult {
 func printSearch(out io.Writer, r dialectResult) {
 	steps := searched(r)
 	for _, s := range steps {
-		fmt.Fprintf(out, "  search after step %d (%d messages), ms:\n  %-20s %14s", s.step, s.messages, "kind", "matches p50/max")
+		rss := ""
+		if s.search.peakRSS > 0 {
+			rss = fmt.Sprintf("; peak RSS during the searches and assessments %.1f MB", mb(s.search.peakRSS))
+		}
+		fmt.Fprintf(out, "  search after step %d (%d messages%s), ms:\n  %-20s %14s", s.step, s.messages, rss, "kind", "matches p50/max")
 		for _, lv := range s.search.levels {
 			fmt.Fprintf(out, " %18s", fmt.Sprintf("%d client(s) p50 p99", lv.clients))
 			fmt.Fprintf(out, " %-7s", goalText(lv.clients))

@@ -19,6 +19,7 @@ type searchPoint struct {
 	queries  []query
 	expected []int
 	levels   []levelResult
+	peakRSS  int64 // during the searches and assessments (0: unknown)
 }
 
 // newSearchPoint draws the queries of step (the same on every database) and their
