@@ -232,16 +232,18 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 		drivers = append(drivers, d)
 	}
 	var textDriver *plannedDriver
+	var common bool // the text's hits were estimated, not counted: far more than the cap
 	var restWhere string
 	var restArgs []any
 	if !text.Empty() {
 		if driveFrom, cond, condArgs, ok := p.driveFrom(text); ok {
 			restWhere, restArgs = a.conditions(q, analyzer.Query{})
 			d := plannedDriver{driveFrom, cond + ` AND ` + restWhere, append(condArgs, restArgs...), pageOrder}
-			n, err := p.hits(ctx, r, a.db.Dialect, q.Tenant, text, limit)
+			n, err := a.textHits(ctx, r, p, q.Tenant, text, limit)
 			if err != nil {
 				return plain, fmt.Errorf("count index hits: %w", err)
 			}
+			common = n > limit*commonFactor
 			textDriver = &d
 			consider(d, n, false)
 		}
@@ -274,10 +276,38 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 			return plain, fmt.Errorf("day blocks: %w", err)
 		}
 		if ready {
-			plain.blocks = &blockWalk{index: w, text: text, where: restWhere, args: restArgs, counts: !q.textOnly()}
+			plain.blocks = &blockWalk{index: w, text: text, where: restWhere, args: restArgs, counts: !q.textOnly() || common}
 		}
 	}
 	return plain, nil
+}
+
+// hitEstimator is a searchPlanner whose database can estimate a text's hits from its
+// statistics, far cheaper than counting them where the index cannot stop early
+// (PostgreSQL's GIN reads every hit of a word before the first is returned).
+type hitEstimator interface {
+	estimateHits(ctx context.Context, r queryer, text analyzer.Query) (int, error)
+}
+
+// commonFactor: a text estimated at more than commonFactor times the drive cap is taken
+// as far beyond it, uncounted. An estimate errs (a word without statistics is guessed at
+// 0.5 % of the messages); beyond this factor the error would have to be large.
+const commonFactor = 4
+
+// textHits counts the index's hits of text up to limit+1, or, where the index estimates
+// more than commonFactor times limit, returns the estimate (Search then counts along the
+// day-block walk: a common word's count up to MaxTotal is found in its newest days).
+func (a *Archive) textHits(ctx context.Context, r queryer, p searchPlanner, tenant string, text analyzer.Query, limit int) (int, error) {
+	if e, ok := p.(hitEstimator); ok {
+		n, err := e.estimateHits(ctx, r, text)
+		if err != nil {
+			return 0, err
+		}
+		if n > limit*commonFactor {
+			return n, nil
+		}
+	}
+	return p.hits(ctx, r, a.db.Dialect, tenant, text, limit)
 }
 
 // hitSource is an address condition read from address_role alone: sql selects the
