@@ -104,7 +104,7 @@ func (pgIndex) hits(ctx context.Context, r queryer, d database.Dialect, _ string
 // estimateHits is the planner's estimate of the text's hits (EXPLAIN, no execution): from
 // the column's statistics of its most common lexemes, close for a common word. Counting
 // instead reads a word's whole posting list into a bitmap first: 60 to 85 ms for a word in
-// every message of a million (docs/performance.md, "PostgreSQL, 1,000,000 messages").
+// every message of a million (docs/performance.md, "PostgreSQL, 1,000,000 messages, with day blocks").
 func (pgIndex) estimateHits(ctx context.Context, r queryer, text analyzer.Query) (int, error) {
 	var plan string
 	if err := r.QueryRowContext(ctx, `EXPLAIN (FORMAT JSON) SELECT id FROM message_search WHERE document @@ $1::tsquery`, tsQuery(text)).Scan(&plan); err != nil {
@@ -161,7 +161,7 @@ func (pgIndex) blockMatch() string {
 }
 
 // countsPerBlock: yes. PostgreSQL runs the one statement as a hash join that reads every
-// message of the range, however few have the words (docs/performance.md, "Day blocks").
+// message of the range, however few have the words (docs/performance.md, "PostgreSQL, 1,000,000 messages, with day blocks").
 func (pgIndex) countsPerBlock() bool { return true }
 
 // pagePrefix: PostgreSQL takes no hint.

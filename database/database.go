@@ -44,7 +44,7 @@ type DB struct {
 	writeMu *sync.Mutex
 	// writer is SQLite's pool of one connection for InTx (nil on the servers): the
 	// writers queue on writeMu anyway, and one connection keeps the large page cache
-	// that writes want, while the readers' pool keeps small ones (sqliteCacheKiB).
+	// that writes want, while the readers' pool keeps small ones (sqliteWriterCacheKiB, sqliteReaderCacheKiB).
 	writer *sql.DB
 	stmts  *stmtCache
 }
