@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,11 @@ func load(ctx context.Context, db *database.DB, w *world, withIndex bool) error 
 	if err != nil {
 		return err
 	}
+	if !slices.ContainsFunc(indexes, func(def string) bool { return strings.Contains(def, bareRcptIndex) }) {
+		// The archive reads rcpt by message id only; the bare queries ask it by address,
+		// and the DBA who wrote them would index it so.
+		indexes = append(indexes, `CREATE INDEX `+bareRcptIndex+` ON rcpt ("to", id)`)
+	}
 	steps := []func(context.Context) error{l.addressTable, l.background, l.subjectRows, l.dateKeys, l.roleRows, l.holdRows}
 	if withIndex {
 		steps = append(steps, l.searchRows)
@@ -65,6 +71,9 @@ func load(ctx context.Context, db *database.DB, w *world, withIndex bool) error 
 	}
 	return l.finish(ctx)
 }
+
+// bareRcptIndex is the index of rcpt by recipient that the bare queries (bareQueries) need.
+const bareRcptIndex = "bare_rcpt_to"
 
 // dateKeys sets every message's date key (archive.DateKey) as the migration that added it
 // does: seconds since 1900 << 30 | the id's low 30 bits.
