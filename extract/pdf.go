@@ -39,16 +39,28 @@ func pdfConfig(lim Limits) *model.Configuration {
 // pdfDoc is an open PDF: pdfcpu's cross-reference table (objects, decryption, object
 // streams) and the fonts read so far, by object number.
 type pdfDoc struct {
-	xref    *model.XRefTable
+	xref    *model.XRefTable // pdfcpu's table, or
+	lazy    *lazyPDF         // the objects read when asked for
 	r       *run
 	fonts   map[int]*pdfFont
 	objStms map[int]bool // object streams counted against the budget
 	stop    error        // errUnzipLimit once an object stream would pass it
 }
 
-// readPDF reads the text of each page in order, with pdfcpu for the file structure and
-// our own interpreter for the content streams (pdfText).
+// readPDF reads the text of each page in order, the file's objects read as the pages need
+// them (lazyPDF) or, when that reader leaves the structure to pdfcpu, by pdfcpu's reader;
+// the content streams by our own interpreter (pdfText).
 func readPDF(ctx context.Context, r *run, data []byte) error {
+	if err, ok := readPDFLazy(ctx, r, data); ok {
+		return err
+	}
+	r.out, r.unzip = newTextOut(r.lim.MaxText), 0 // pdfcpu reads it again
+	return readPDFEager(ctx, r, data)
+}
+
+// readPDFEager reads the text with pdfcpu's reader, which parses every object first and
+// repairs what it can.
+func readPDFEager(ctx context.Context, r *run, data []byte) error {
 	pc, err := pdfcpu.ReadWithContext(ctx, bytes.NewReader(data), pdfConfig(r.lim))
 	switch {
 	case ctx.Err() != nil:
@@ -60,6 +72,25 @@ func readPDF(ctx context.Context, r *run, data []byte) error {
 	}
 	d := &pdfDoc{xref: pc.XRefTable, r: r, fonts: map[int]*pdfFont{}, objStms: map[int]bool{}}
 	return d.pages(ctx)
+}
+
+// readPDFLazy reads the text with lazyPDF; ok is false when the file's structure was left
+// to pdfcpu (errLazy, or a panic of the lazy reader).
+func readPDFLazy(ctx context.Context, r *run, data []byte) (err error, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			err, ok = nil, false
+		}
+	}()
+	d := &pdfDoc{r: r, fonts: map[int]*pdfFont{}, objStms: map[int]bool{}}
+	if d.lazy, err = openLazyPDF(data, d); err != nil {
+		return nil, false
+	}
+	err = d.pages(ctx)
+	if d.lazy.broken {
+		return nil, false
+	}
+	return err, true
 }
 
 // pdfDamage turns pdfcpu's error into a note: encryption it cannot open, else damage.
@@ -76,7 +107,13 @@ func pdfDamage(err error) error {
 // pages walks the page tree depth first, once per node (a tree with cycles or shared
 // kids is read as a tree), inheriting Resources, and reads each page.
 func (d *pdfDoc) pages(ctx context.Context) error {
-	cat, err := d.xref.Catalog()
+	var cat types.Dict
+	var err error
+	if d.lazy != nil {
+		cat, err = d.lazy.catalog()
+	} else {
+		cat, err = d.xref.Catalog()
+	}
 	if err != nil {
 		return damaged("PDF catalog: %v", err)
 	}
@@ -218,6 +255,10 @@ func (d *pdfDoc) resolve(o types.Object) types.Object {
 		ir, ok := o.(types.IndirectRef)
 		if !ok {
 			return o
+		}
+		if d.lazy != nil {
+			o = d.lazy.object(ir.ObjectNumber.Value())
+			continue
 		}
 		if !d.affordObjStm(ir) {
 			return nil
