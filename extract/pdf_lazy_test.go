@@ -91,6 +91,7 @@ func TestPDFLazyCorpus(t *testing.T) {
 			assert.GreaterOrEqual(t, len(lazy.Text), len(eager.Text), name)
 		}
 	}
+	t.Logf("%d of %d PDF attachments read by the lazy reader", lazily, len(pdfs))
 	assert.GreaterOrEqual(t, lazily, len(pdfs)/2, "PDFs read by the lazy reader")
 }
 
