@@ -51,7 +51,8 @@ type objStream struct {
 	offs    []int
 }
 
-// lazyMaxObject bounds the bytes of one object's text (its dictionary, not its stream).
+// lazyMaxObject bounds the bytes of one object's text (its dictionary, not its stream):
+// an object that does not parse within it is left to pdfcpu.
 const lazyMaxObject = 1 << 20
 
 // lazyMaxSections bounds the Prev chain of cross-reference sections.
@@ -72,7 +73,7 @@ func openLazyPDF(data []byte, d *pdfDoc) (*lazyPDF, error) {
 	}
 	seen := map[int]bool{}
 	for range lazyMaxSections {
-		if off <= 0 || off >= len(data) || seen[off] {
+		if off <= 0 || off >= len(data) {
 			return nil, errLazy
 		}
 		seen[off] = true
@@ -96,6 +97,9 @@ func openLazyPDF(data []byte, d *pdfDoc) (*lazyPDF, error) {
 			}
 		}
 		prev, ok := trailer["Prev"].(types.Integer)
+		if ok && seen[int(prev)] {
+			ok = false // a Prev back to a section read: every section has been read
+		}
 		if !ok {
 			if l.root == nil {
 				return nil, errLazy
@@ -136,7 +140,7 @@ func (l *lazyPDF) table(p int) (types.Dict, error) {
 		rest := skipSpace(b[p:])
 		p = len(b) - len(rest)
 		if bytes.HasPrefix(rest, []byte("trailer")) {
-			o, err := l.parse(p+len("trailer"), min(len(b), p+lazyMaxObject))
+			o, _, err := l.parse(p+len("trailer"), min(len(b), p+lazyMaxObject))
 			if err != nil {
 				return nil, err
 			}
@@ -309,12 +313,9 @@ func (l *lazyPDF) objectAt(off, num int) (types.Object, error) {
 	if stream >= 0 {
 		end = stream
 	}
-	if end-p > lazyMaxObject {
-		return nil, errLazy
-	}
-	o, err := l.parse(p, end)
-	if err != nil || stream < 0 {
-		return o, err
+	o, objEnd, err := l.parse(p, end)
+	if err != nil || stream < 0 || len(skipSpace(b[objEnd:stream])) > 0 {
+		return o, err // no stream, or the keyword is a later object's (this one lacks endobj)
 	}
 	d, ok := o.(types.Dict)
 	if !ok {
@@ -471,15 +472,26 @@ func (l *lazyPDF) streamObject(e xrefEntry) (types.Object, error) {
 	return model.ParseObjectContext(context.Background(), &line, 0, pdfMaxDepth*2)
 }
 
-// parse parses the one object in data[from:to].
-func (l *lazyPDF) parse(from, to int) (types.Object, error) {
-	line := string(l.data[from:to])
-	o, err := model.ParseObjectContext(context.Background(), &line, 0, pdfMaxDepth*2)
-	if err != nil {
-		return nil, errLazy
+// parse parses the first object in data[from:to] and returns it with the offset where it
+// ends. It reads the first lazyWindow bytes first (an object is rarely longer, and a file
+// whose objects lack their endobj must not cost a copy of the rest per object), then at
+// most lazyMaxObject.
+func (l *lazyPDF) parse(from, to int) (types.Object, int, error) {
+	for _, end := range []int{min(to, from+lazyWindow), min(to, from+lazyMaxObject)} {
+		line := string(l.data[from:end])
+		o, err := model.ParseObjectContext(context.Background(), &line, 0, pdfMaxDepth*2)
+		if err == nil {
+			return o, end - len(line), nil
+		}
+		if end == to {
+			break
+		}
 	}
-	return o, nil
+	return nil, 0, errLazy
 }
+
+// lazyWindow is how much of an object's text parse reads first.
+const lazyWindow = 8 << 10
 
 // pdfInt reads an unsigned decimal integer after white space, returning it and the bytes
 // read.

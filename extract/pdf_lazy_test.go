@@ -165,3 +165,83 @@ func TestPDFLazyReadsOnlyThePages(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, Result{Kind: KindPDF, Text: "Hello world"}, lazy)
 }
+
+// pdfTable writes objects 1… with a cross-reference table; endobj false leaves every
+// object's endobj out, trailer is added to the trailer's dictionary.
+func pdfTable(objects []string, endobj bool, trailer string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objects))
+	for i, o := range objects {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\n", i+1, o)
+		if endobj {
+			b.WriteString("endobj\n")
+		}
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R %s >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, strings.ReplaceAll(trailer, "XREF", fmt.Sprint(xref)), xref)
+	return b.Bytes()
+}
+
+// TestPDFLazyHostileStructures: structures made to loop, to claim huge tables or to make
+// every object cost a scan of the file are read whole, well within the time limit. The
+// last one took pdfcpu's reader over 3 minutes (it stops at the time limit, with no text).
+func TestPDFLazyHostileStructures(t *testing.T) {
+	t.Parallel()
+	hello := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		"<< /Length 6 0 R >>\nstream\nBT /F1 12 Tf (Hello world) Tj ET\nendstream",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+		"6 0 R", // a Length that refers to itself
+	}
+	const pages = 20000
+	many := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", plainStream("BT /F1 12 Tf (x) Tj ET"),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+	var kids strings.Builder
+	for i := range pages {
+		fmt.Fprintf(&kids, "%d 0 R ", len(many)+1)
+		many = append(many, "<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 4 0 R >> >> /Contents 3 0 R >>")
+		_ = i
+	}
+	many[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", kids.String(), pages)
+	// A cross-reference stream that claims a billion rows and holds six.
+	var rows bytes.Buffer
+	body := pdfTable(hello, true, "")
+	xrefAt := bytes.Index(body, []byte("xref\n"))
+	for num := range 7 {
+		off := 0
+		if num > 0 {
+			off = bytes.Index(body, fmt.Appendf(nil, "\n%d 0 obj", num)) + 1
+		}
+		rows.Write([]byte{1, byte(off >> 8), byte(off)})
+	}
+	claims := append(append([]byte{}, body[:xrefAt]...), fmt.Appendf(nil,
+		"7 0 obj\n<< /Type /XRef /Size 8 /W [1 2 0] /Index [0 1000000000] /Root 1 0 R /Length %d >>\nstream\n%s\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n",
+		rows.Len(), rows.String(), xrefAt)...)
+
+	for _, tc := range []struct {
+		name string
+		data []byte
+		text string
+	}{
+		{"a Prev that is the section itself", pdfTable(hello, true, "/Prev XREF"), "Hello world"},
+		{"a Length that refers to itself", pdfTable(hello, true, ""), "Hello world"},
+		{"a cross-reference stream claiming a billion rows", claims, "Hello world"},
+		{"20,000 pages, no object ends with endobj", pdfTable(many, false, ""), strings.TrimSpace(strings.Repeat("x\n", pages))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, ok := Extract(context.Background(), tc.data, "application/pdf", "", Limits{})
+			require.True(t, ok)
+			assert.Empty(t, res.Note)
+			assert.Equal(t, len(tc.text), len(res.Text))
+			assert.True(t, tc.text == res.Text, "the text differs") // not printed: 40,000 bytes
+		})
+	}
+}
