@@ -76,20 +76,7 @@ func TestZipBombStopsAtMaxUnzip(t *testing.T) {
 // pdfRaw writes a PDF of the given objects (numbered from 1, the first the catalog)
 // with a correct cross-reference table.
 func pdfRaw(objects ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
-	return b.Bytes()
+	return pdfTable(objects, true, "")
 }
 
 // pdfOfContent is a one-page PDF with Helvetica as /F1 and the given content stream

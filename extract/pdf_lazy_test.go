@@ -167,7 +167,8 @@ func TestPDFLazyReadsOnlyThePages(t *testing.T) {
 }
 
 // pdfTable writes objects 1… with a cross-reference table; endobj false leaves every
-// object's endobj out, trailer is added to the trailer's dictionary.
+// object's endobj out, trailer is added to the trailer's dictionary (XREF in it becomes
+// the table's offset).
 func pdfTable(objects []string, endobj bool, trailer string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
@@ -184,7 +185,10 @@ func pdfTable(objects []string, endobj bool, trailer string) []byte {
 	for _, off := range offsets {
 		fmt.Fprintf(&b, "%010d 00000 n \n", off)
 	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R %s >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, strings.ReplaceAll(trailer, "XREF", fmt.Sprint(xref)), xref)
+	if trailer != "" {
+		trailer = " " + strings.ReplaceAll(trailer, "XREF", fmt.Sprint(xref))
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, trailer, xref)
 	return b.Bytes()
 }
 
