@@ -36,8 +36,9 @@ func pdfConfig(lim Limits) *model.Configuration {
 	}
 }
 
-// pdfDoc is an open PDF: pdfcpu's cross-reference table (objects, decryption, object
-// streams) and the fonts read so far, by object number.
+// pdfDoc is an open PDF: where its objects come from (pdfcpu's cross-reference table, with
+// decryption and object streams, or the lazy reader) and the fonts read so far, by object
+// number.
 type pdfDoc struct {
 	xref    *model.XRefTable // pdfcpu's table, or
 	lazy    *lazyPDF         // the objects read when asked for
@@ -70,8 +71,13 @@ func readPDFEager(ctx context.Context, r *run, data []byte) error {
 	case err != nil:
 		return pdfDamage(err)
 	}
-	d := &pdfDoc{xref: pc.XRefTable, r: r, fonts: map[int]*pdfFont{}, objStms: map[int]bool{}}
+	d := newPDFDoc(r)
+	d.xref = pc.XRefTable
 	return d.pages(ctx)
+}
+
+func newPDFDoc(r *run) *pdfDoc {
+	return &pdfDoc{r: r, fonts: map[int]*pdfFont{}, objStms: map[int]bool{}}
 }
 
 // readPDFLazy reads the text with lazyPDF; ok is false when the file's structure was left
@@ -82,7 +88,12 @@ func readPDFLazy(ctx context.Context, r *run, data []byte) (err error, ok bool) 
 			err, ok = nil, false
 		}
 	}()
-	d := &pdfDoc{r: r, fonts: map[int]*pdfFont{}, objStms: map[int]bool{}}
+	return readPDFLazyUnprotected(ctx, r, data)
+}
+
+// readPDFLazyUnprotected is readPDFLazy with its panics left to the caller (the tests).
+func readPDFLazyUnprotected(ctx context.Context, r *run, data []byte) (err error, ok bool) {
+	d := newPDFDoc(r)
 	if d.lazy, err = openLazyPDF(data, d); err != nil {
 		return nil, false
 	}

@@ -85,11 +85,6 @@ func readLazily(t *testing.T, data []byte, lim Limits, seed uint64) (whole bool)
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), lim.Timeout)
 	defer cancel()
-	d := &pdfDoc{r: &run{lim: lim, out: newTextOut(lim.MaxText)}, fonts: map[int]*pdfFont{}, objStms: map[int]bool{}}
-	var err error
-	if d.lazy, err = openLazyPDF(data, d); err != nil {
-		return false
-	}
-	_ = d.pages(ctx)
-	return !d.lazy.broken
+	_, whole = readPDFLazyUnprotected(ctx, &run{lim: lim, out: newTextOut(lim.MaxText)}, data)
+	return whole
 }
