@@ -15,7 +15,8 @@ import (
 
 // On SQLite, InTx writes through a connection of its own with the large page cache, and
 // reads go through the readers' pool with small caches: the memory of every cache
-// together stays bounded (docs/performance.md, "SQLite's page caches"). Writers in
+// together stays bounded (docs/performance.md, "SQLite's page caches"); every connection
+// maps the database file into memory. Writers in
 // parallel with readers lose nothing, and a reader sees every committed write.
 func TestSQLiteWriterAndReaderPools(t *testing.T) {
 	ctx := context.Background()
@@ -31,6 +32,14 @@ func TestSQLiteWriterAndReaderPools(t *testing.T) {
 	}))
 	assert.Equal(t, -8192, readerCache, "a reader's page cache, in KiB (negative)")
 	assert.Equal(t, -65536, writerCache, "the writer's page cache, in KiB (negative)")
+	var readerMmap, writerMmap int64
+	require.NoError(t, db.QueryRowContext(ctx, `PRAGMA mmap_size`).Scan(&readerMmap))
+	require.NoError(t, db.InTx(ctx, func(tx *database.Tx) error {
+		return tx.QueryRow(ctx, `PRAGMA mmap_size`).Scan(&writerMmap)
+	}))
+	// 2 GiB asked for, capped by SQLite at its SQLITE_MAX_MMAP_SIZE (2 GB less 64 KiB)
+	assert.Equal(t, int64(2147418112), readerMmap, "a reader maps the database file")
+	assert.Equal(t, int64(2147418112), writerMmap, "the writer maps the database file")
 
 	_, err = db.ExecContext(ctx, `CREATE TABLE pool_probe (id INTEGER PRIMARY KEY, w INTEGER NOT NULL)`)
 	require.NoError(t, err)

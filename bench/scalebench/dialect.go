@@ -34,6 +34,7 @@ type stepResult struct {
 	dbBytes   int64         // after the step
 	grew      int64         // during the step
 	peakRSS   int64         // during the step (0: unknown)
+	anonPeak  int64         // anonRSS, sampled every 100 ms
 	heapPeak  int64         // Go heap objects, sampled every 100 ms
 	heapLive  int64         // Go heap objects after the step and a GC
 	upkeep    time.Duration // ANALYZE / VACUUM after the step, not timed
@@ -179,7 +180,7 @@ func (r *stepRunner) importStep(ctx context.Context, f stepFile, s *stepResult) 
 	cpu, start := processCPU(), time.Now()
 	rep, err := r.im.Import(ctx, tenant, []string{f.path})
 	s.took, s.cpu = time.Since(start), processCPU()-cpu
-	s.heapPeak = heap.Stop()
+	s.heapPeak, s.anonPeak = heap.Stop()
 	if rssKnown {
 		s.peakRSS = peakRSS()
 	}
@@ -225,9 +226,14 @@ func exec(ctx context.Context, db *database.DB, stmt string) error {
 // answer against the oracle as of f.
 func (r *stepRunner) measure(ctx context.Context, f stepFile, s *stepResult) error {
 	s.search = newSearchPoint(r.corpus, f.oracle, r.cfg.queries, s.step)
-	if resetPeakRSS() {
-		defer func() { s.search.peakRSS = peakRSS() }()
-	}
+	heap := startHeapSampler(100 * time.Millisecond)
+	rssKnown := resetPeakRSS()
+	defer func() {
+		_, s.search.anonPeak = heap.Stop()
+		if rssKnown {
+			s.search.peakRSS = peakRSS()
+		}
+	}()
 	for k, clients := range r.cfg.clients {
 		lv, err := timeSearches(ctx, r.arc, r.corpus.g, s.search.queries, clients)
 		if err != nil {

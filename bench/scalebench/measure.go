@@ -32,7 +32,18 @@ func resetPeakRSS() bool {
 }
 
 // peakRSS is the process's peak resident set (VmHWM of /proc/self/status) in bytes, or 0.
-func peakRSS() int64 {
+// It counts the pages of files the process maps (SQLite's memory-mapped database file)
+// as well as its own memory.
+func peakRSS() int64 { return procStatus("VmHWM:") }
+
+// anonRSS is the process's resident memory of its own (RssAnon of /proc/self/status: the
+// Go heap, SQLite's page caches, stacks) in bytes, or 0: the resident set without the
+// pages of mapped files, which are the kernel's page cache and are given back under
+// memory pressure.
+func anonRSS() int64 { return procStatus("RssAnon:") }
+
+// procStatus reads one field of /proc/self/status given in kB, in bytes (0: unknown).
+func procStatus(field string) int64 {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0
@@ -40,7 +51,7 @@ func peakRSS() int64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return kb << 10
 		}
@@ -58,15 +69,17 @@ func heapObjects() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-// heapSampler records the highest heapObjects seen every interval until stopped.
+// heapSampler records the highest heapObjects and anonRSS seen every interval until
+// stopped.
 type heapSampler struct {
-	stop chan struct{}
-	done sync.WaitGroup
-	peak int64
+	stop     chan struct{}
+	done     sync.WaitGroup
+	peak     int64
+	anonPeak int64
 }
 
 func startHeapSampler(interval time.Duration) *heapSampler {
-	h := &heapSampler{stop: make(chan struct{}), peak: heapObjects()}
+	h := &heapSampler{stop: make(chan struct{}), peak: heapObjects(), anonPeak: anonRSS()}
 	h.done.Add(1)
 	go func() {
 		defer h.done.Done()
@@ -77,18 +90,18 @@ func startHeapSampler(interval time.Duration) *heapSampler {
 			case <-h.stop:
 				return
 			case <-t.C:
-				h.peak = max(h.peak, heapObjects())
+				h.peak, h.anonPeak = max(h.peak, heapObjects()), max(h.anonPeak, anonRSS())
 			}
 		}
 	}()
 	return h
 }
 
-// Stop ends the sampling and returns the peak.
-func (h *heapSampler) Stop() int64 {
+// Stop ends the sampling and returns the peaks of the heap and of anonRSS.
+func (h *heapSampler) Stop() (heap, anon int64) {
 	close(h.stop)
 	h.done.Wait()
-	return max(h.peak, heapObjects())
+	return max(h.peak, heapObjects()), max(h.anonPeak, anonRSS())
 }
 
 // dbSize is the size of the database: SQLite's page_count × page_size (the pages of its

@@ -20,6 +20,7 @@ type searchPoint struct {
 	expected []int
 	levels   []levelResult
 	peakRSS  int64 // during the searches and assessments (0: unknown)
+	anonPeak int64 // anonRSS during them, sampled every 100 ms
 }
 
 // newSearchPoint draws the queries of step (the same on every database) and their
