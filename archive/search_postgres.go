@@ -168,5 +168,7 @@ func (pgIndex) countsPerBlock() bool { return true }
 func (pgIndex) pagePrefix(context.Context, *database.DB, analyzer.Query) string { return "" }
 
 // walksAddresses: address_role_addr_date and address_role_domain_date (migration 00025)
-// give an address's messages newest first, as on SQLite.
+// give an address's messages newest first, as on SQLite; since migration 00028 they carry
+// the message id (and the domain's the address), and metadata_visible what a count tests
+// of a message, so a walk and its count read no table row (index-only scans).
 func (pgIndex) walksAddresses() bool { return true }
