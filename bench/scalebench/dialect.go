@@ -115,26 +115,15 @@ type stepRunner struct {
 	im        *archive.Importer
 	res       *dialectResult
 	size      int64 // of the database before the next step
-	batches   int
-	upkeepErr error
 }
 
-// progress runs after each committed batch of the importer: on PostgreSQL, every
-// analyzeEvery batches, ANALYZE as autovacuum would (the benchmark server runs without it).
-func (r *stepRunner) progress(ctx context.Context) {
-	if r.batches++; r.db.Dialect != database.Postgres || r.batches%analyzeEvery != 0 || r.upkeepErr != nil {
-		return
-	}
-	r.upkeepErr = exec(ctx, r.db.DB, "ANALYZE "+statTables)
-}
-
-// Upkeep of the statistics: ANALYZE of the tables below on PostgreSQL every analyzeEvery
-// batches of an import, and after each step VACUUM ANALYZE there and ANALYZE TABLE on
-// MySQL (InnoDB recalculates them itself too). SQLite is left as the service leaves it.
+// Upkeep after each step, untimed: VACUUM ANALYZE of the tables below on PostgreSQL
+// (during the import its autovacuum's stand-in runs: autovacuum.go), ANALYZE TABLE on
+// MySQL (InnoDB recalculates its statistics itself too). SQLite is left as the service
+// leaves it.
 const (
-	analyzeEvery = 10
-	statTables   = "metadata, rcpt, attachment, message_search, address_role"
-	mysqlTables  = "metadata, rcpt, attachment, search_term, address_role"
+	statTables  = "metadata, rcpt, attachment, message_search, address_role"
+	mysqlTables = "metadata, rcpt, attachment, search_term, address_role"
 )
 
 // step imports step k, then measures the database, the searches and the assessments.
@@ -174,12 +163,16 @@ func (r *stepRunner) step(ctx context.Context, k int) error {
 // importStep imports f's mbox through the Importer, timed, and checks that every message
 // was imported once.
 func (r *stepRunner) importStep(ctx context.Context, f stepFile, s *stepResult) error {
-	r.im.Progress = func(int, int) { r.progress(ctx) }
+	av := startAutovacuum(ctx, r.db.DB)
 	rssKnown := resetPeakRSS()
 	heap := startHeapSampler(100 * time.Millisecond)
 	cpu, start := processCPU(), time.Now()
 	rep, err := r.im.Import(ctx, tenant, []string{f.path})
 	s.took, s.cpu = time.Since(start), processCPU()-cpu
+	avErr := av.Stop()
+	if sum := av.summary(); sum != "" {
+		fmt.Fprintf(r.cfg.log, "scalebench: %s step %d%s\n", r.db.Dialect, s.step, sum)
+	}
 	s.heapPeak, s.anonPeak = heap.Stop()
 	if rssKnown {
 		s.peakRSS = peakRSS()
@@ -190,8 +183,8 @@ func (r *stepRunner) importStep(ctx context.Context, f stepFile, s *stepResult) 
 	switch {
 	case err != nil:
 		return err
-	case r.upkeepErr != nil:
-		return r.upkeepErr
+	case avErr != nil:
+		return avErr
 	case rep.Failed > 0:
 		return fmt.Errorf("%s; first failure: %s", rep.Summary(), rep.Failures[0])
 	case rep.Imported != f.to-f.from || rep.Duplicates != 0:
@@ -200,7 +193,7 @@ func (r *stepRunner) importStep(ctx context.Context, f stepFile, s *stepResult) 
 	return nil
 }
 
-// upkeep gathers the planner statistics after a step (see analyzeEvery).
+// upkeep gathers the planner statistics after a step (see statTables).
 func upkeep(ctx context.Context, db *database.DB) error {
 	switch db.Dialect {
 	case database.Postgres:
