@@ -108,13 +108,13 @@ func newArchive(db *database.DB, dir string) (*archive.Archive, error) {
 
 // stepRunner runs the steps on one database.
 type stepRunner struct {
-	cfg       *config
-	corpus    *corpus
-	db        *benchenv.FreshDB
-	arc       *archive.Archive
-	im        *archive.Importer
-	res       *dialectResult
-	size      int64 // of the database before the next step
+	cfg    *config
+	corpus *corpus
+	db     *benchenv.FreshDB
+	arc    *archive.Archive
+	im     *archive.Importer
+	res    *dialectResult
+	size   int64 // of the database before the next step
 }
 
 // Upkeep after each step, untimed: VACUUM ANALYZE of the tables below on PostgreSQL
