@@ -48,21 +48,13 @@ func startAutovacuum(ctx context.Context, db *database.DB) *autovacuum {
 	a.done.Add(1)
 	go func() {
 		defer a.done.Done()
-		t := time.NewTicker(autovacuumNaptime)
-		defer t.Stop()
-		for {
-			select {
-			case <-a.stop:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := a.pass(ctx, db); err != nil {
-					a.err = err
-					return
-				}
+		every(autovacuumNaptime, a.stop, func() bool {
+			if ctx.Err() != nil {
+				return false
 			}
-		}
+			a.err = a.pass(ctx, db)
+			return a.err == nil
+		})
 	}()
 	return a
 }

@@ -83,18 +83,28 @@ func startHeapSampler(interval time.Duration) *heapSampler {
 	h.done.Add(1)
 	go func() {
 		defer h.done.Done()
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-h.stop:
-				return
-			case <-t.C:
-				h.peak, h.anonPeak = max(h.peak, heapObjects()), max(h.anonPeak, anonRSS())
-			}
-		}
+		every(interval, h.stop, func() bool {
+			h.peak, h.anonPeak = max(h.peak, heapObjects()), max(h.anonPeak, anonRSS())
+			return true
+		})
 	}()
 	return h
+}
+
+// every calls fn every interval until stop is closed or fn returns false.
+func every(interval time.Duration, stop <-chan struct{}, fn func() bool) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if !fn() {
+				return
+			}
+		}
+	}
 }
 
 // Stop ends the sampling and returns the peaks of the heap and of anonRSS.
