@@ -21,15 +21,18 @@ import (
 // time, at 50 times the daemon's rate at a million rows; docs/performance.md, "PostgreSQL's
 // import: where the time goes".)
 const (
-	autovacuumNaptime         = time.Minute                     // autovacuum_naptime
-	autovacuumAnalyzeBase     = 50                              // autovacuum_analyze_threshold
-	autovacuumAnalyzeFactor   = 0.1                             // autovacuum_analyze_scale_factor
-	autovacuumInsertBase      = 1000                            // autovacuum_vacuum_insert_threshold
-	autovacuumInsertFactor    = 0.2                             // autovacuum_vacuum_insert_scale_factor
-	autovacuumCostDelaySQL    = `SET vacuum_cost_delay = '2ms'` // autovacuum_vacuum_cost_delay
-	autovacuumCostLimitSQL    = `SET vacuum_cost_limit = 200`   // autovacuum_vacuum_cost_limit (vacuum_cost_limit)
-	autovacuumTablesCondition = `relname IN ('metadata', 'rcpt', 'attachment', 'message_search', 'address_role')`
+	autovacuumNaptime       = time.Minute                     // autovacuum_naptime
+	autovacuumAnalyzeBase   = 50                              // autovacuum_analyze_threshold
+	autovacuumAnalyzeFactor = 0.1                             // autovacuum_analyze_scale_factor
+	autovacuumInsertBase    = 1000                            // autovacuum_vacuum_insert_threshold
+	autovacuumInsertFactor  = 0.2                             // autovacuum_vacuum_insert_scale_factor
+	autovacuumCostDelaySQL  = `SET vacuum_cost_delay = '2ms'` // autovacuum_vacuum_cost_delay
+	autovacuumCostLimitSQL  = `SET vacuum_cost_limit = 200`   // autovacuum_vacuum_cost_limit (vacuum_cost_limit)
 )
+
+// autovacuumTables is the condition on pg_stat_user_tables of the tables the benchmark
+// keeps statistics of (statTables).
+var autovacuumTables = `relname IN ('` + strings.ReplaceAll(statTables, ", ", "', '") + `')`
 
 // autovacuum is the daemon's stand-in during one import.
 type autovacuum struct {
@@ -72,7 +75,7 @@ func (a *autovacuum) Stop() error {
 // pass analyzes and vacuums the tables past their thresholds.
 func (a *autovacuum) pass(ctx context.Context, db *database.DB) error {
 	rows, err := db.QueryContext(ctx, `SELECT s.relname, s.n_mod_since_analyze, s.n_ins_since_vacuum, GREATEST(c.reltuples, 0)
-		FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid WHERE s.`+autovacuumTablesCondition+` ORDER BY s.relname`)
+		FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid WHERE s.`+autovacuumTables+` ORDER BY s.relname`)
 	if err != nil {
 		return fmt.Errorf("autovacuum: %w", err)
 	}
