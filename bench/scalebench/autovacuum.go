@@ -111,6 +111,11 @@ func (a *autovacuum) pass(ctx context.Context, db *database.DB) error {
 		return fmt.Errorf("autovacuum: %w", err)
 	}
 	defer conn.Close()
+	// The connection goes back to the pool: the cost delay must not throttle whatever
+	// VACUUM runs on it next (the untimed upkeep after a step).
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), `RESET vacuum_cost_delay; RESET vacuum_cost_limit`)
+	}()
 	for _, stmt := range append([]string{autovacuumCostDelaySQL, autovacuumCostLimitSQL}, work...) {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil && ctx.Err() == nil {
 			return fmt.Errorf("autovacuum: %s: %w", stmt, err)
