@@ -60,7 +60,11 @@ func runImportAll(ctx context.Context, cfg *config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	if cfg.keepFiles {
+		defer fmt.Fprintf(out, "files kept in %s\n", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
 	rep := replica{dir: filepath.Join(work, "src")}
 	if err := os.Mkdir(rep.dir, 0o700); err != nil {
 		return err
@@ -104,11 +108,13 @@ func runImport(ctx context.Context, cfg *config, d database.Dialect, rep replica
 	if err != nil {
 		return res, fmt.Errorf("plain copy: %w", err)
 	}
-	if err := os.RemoveAll(copyDir); err != nil {
-		return res, err
-	}
 	dataDir := filepath.Join(work, "data-"+string(d))
-	defer os.RemoveAll(dataDir)
+	if !cfg.keepFiles {
+		// Removed after the import, not before it: files deleted just before the import
+		// would slow its creates (see -keep-files).
+		defer os.RemoveAll(copyDir)
+		defer os.RemoveAll(dataDir)
+	}
 	im, err := newImporter(cfg, db.DB, dataDir)
 	if err != nil {
 		return res, err

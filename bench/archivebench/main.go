@@ -39,6 +39,7 @@ type config struct {
 	cpuProfile      string
 	strict          bool
 	keep            bool
+	keepFiles       bool
 }
 
 func (c *config) wants(part string) bool { return strings.Contains(","+c.run+",", ","+part+",") }
@@ -65,6 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the message files, the store and the SQLite files")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.BoolVar(&c.keep, "keep", false, "keep the searched databases (and SQLite files) after the run, and print their URLs")
+	fs.BoolVar(&c.keepFiles, "keep-files", false, benchenv.KeepFilesUsage)
 	fs.BoolVar(&c.strict, "strict", os.Getenv("CI") == "true", "fail instead of skipping an unreachable server")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

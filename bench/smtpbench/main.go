@@ -36,6 +36,7 @@ type config struct {
 	tmpDir     string
 	cpuProfile string
 	strict     bool
+	keepFiles  bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -50,6 +51,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.clients, "clients", 8, "concurrent SMTP clients, one connection each (the receiver takes 50 from one address)")
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the message files, the stores and the SQLite files")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.BoolVar(&c.keepFiles, "keep-files", false, benchenv.KeepFilesUsage)
 	fs.BoolVar(&c.strict, "strict", os.Getenv("CI") == "true", "fail instead of skipping an unreachable server")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -79,7 +81,7 @@ func run(ctx context.Context, cfg *config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer w.remove()
+	defer w.remove(cfg.keepFiles, out)
 	var errs []error
 	for _, d := range cfg.dialects {
 		res, err := runDialect(ctx, cfg, d, w)

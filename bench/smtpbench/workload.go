@@ -32,7 +32,7 @@ func newWorkload(cfg *config, out io.Writer) (*workload, error) {
 	w.bytes = benchcorpus.Size(w.msgs)
 	start := time.Now()
 	if err := benchcorpus.WriteFiles(w.src, w.msgs); err != nil {
-		w.remove()
+		w.remove(false, out)
 		return nil, err
 	}
 	fmt.Fprintf(out, "corpus %s: %d files accepted by the parser, %d skipped; %d distinct copies (header X-Bench-Copy: N), %.1f MB, written in %s (not timed)\n",
@@ -41,4 +41,11 @@ func newWorkload(cfg *config, out io.Writer) (*workload, error) {
 	return w, nil
 }
 
-func (w *workload) remove() { os.RemoveAll(w.work) }
+// remove deletes the run's files, or says where they are kept (-keep-files).
+func (w *workload) remove(keep bool, out io.Writer) {
+	if keep {
+		fmt.Fprintf(out, "files kept in %s\n", w.work)
+		return
+	}
+	os.RemoveAll(w.work)
+}
