@@ -321,9 +321,10 @@ func (c cappedPlanner) driveCap() int { return c.cap }
 func (c cappedPlanner) walksAddresses() bool { return c.walk && c.searchPlanner.walksAddresses() }
 
 // TestSearchPlansAgree: a search driven from an index (the text's hits or an address's
-// roles, when they are few), one left to the date index (many), and on SQLite those that
-// walk an address's messages in date-key order, give the same page and count, with every
-// kind of other condition, at every offset.
+// roles, when they are few), one left to the date index (many), and those that walk an
+// address's messages in date-key order, give the same page and count, with every kind of
+// other condition, at every offset. Some messages have two addresses of one domain, or
+// the participant as sender and recipient: each is counted and listed once.
 func TestSearchPlansAgree(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		arc, _ := newSearchArchive(t, d)
@@ -335,7 +336,14 @@ func TestSearchPlansAgree(t *testing.T) {
 				words += " crane"
 			}
 			from := []string{"ann@a.test", "bob@b.test", "cy@c.test"}[i%3]
-			raws = append(raws, archivetest.Message(from, []string{"dee@d.test"}, nil, words, fmt.Sprintf("note %d", i%7), day.Add(time.Duration(i/2)*7*time.Hour)))
+			to, cc := []string{"dee@d.test"}, []string(nil)
+			if i%4 == 0 {
+				to = append(to, "eve@d.test")
+			}
+			if i%5 == 0 {
+				cc = []string{"bob@b.test"}
+			}
+			raws = append(raws, archivetest.Message(from, to, cc, words, fmt.Sprintf("note %d", i%7), day.Add(time.Duration(i/2)*7*time.Hour)))
 		}
 		commitRaw(t, arc, "default", raws...)
 		commitRaw(t, arc, "other", archivetest.Message("ann@a.test", []string{"dee@d.test"}, nil, "harbour crane", "note 1", day))
@@ -379,6 +387,27 @@ func TestSearchPlansAgree(t *testing.T) {
 				assert.Equal(t, totals[0], totals[i], "count of %+v: date walk, then plan %d", q, i)
 			}
 			assert.NotEmpty(t, pages[0], "%+v finds something", q)
+		}
+		bob := 0 // bob sent every third message and is copied on every fifth
+		for i := range 240 {
+			if i%3 == 1 || i%5 == 0 {
+				bob++
+			}
+		}
+		for _, c := range []struct {
+			q    Query
+			want int
+		}{{Query{To: "@d.test"}, 240}, {Query{Participant: "bob@b.test"}, bob}, {Query{To: "bob@b.test"}, 48}} {
+			c.q.Tenant, c.q.Limit = "default", 300
+			msgs, total, err := arc.Search(context.Background(), c.q)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, total, "count of %+v", c.q)
+			seen := map[int64]bool{}
+			for _, m := range msgs {
+				assert.False(t, seen[m.ID], "%+v lists message %d twice", c.q, m.ID)
+				seen[m.ID] = true
+			}
+			assert.Len(t, seen, c.want, "page of %+v", c.q)
 		}
 	})
 }

@@ -1,9 +1,11 @@
 // Command searchtime times archive.Search on a database that is already filled (one kept
 // by scalebench -keep, say): each query given as an argument, run -n times one after the
-// other, with its total, page length and min / median / max time. Two builds of it, run
-// alternately on one database, compare two versions of the search on the same data.
+// other by each of -clients concurrent clients, with its total, page length and min /
+// median / p99 / max time over all the runs. Two builds of it, run alternately on one
+// database, compare two versions of the search on the same data.
 //
 //	go run ./bench/searchtime -db 'postgres://…' 'word' 'word|5000' 'word|0|2024-06-01|30'
+//	go run ./bench/searchtime -db 'postgres://…' -clients 8 -n 20 'word'
 //
 // A query is text|offset|first day|days: the words, the page's offset, and a date window
 // of that many days from that day (UTC). Among the words, from=ADDRESS and to=ADDRESS (or
@@ -20,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mailledger/mailledger/archive"
@@ -30,9 +33,10 @@ func main() {
 	url := flag.String("db", "", "database URL (sqlite://, postgres:// or mysql://)")
 	runs := flag.Int("n", 7, "runs of each query")
 	tenant := flag.String("tenant", "default", "tenant searched")
+	clients := flag.Int("clients", 1, "concurrent clients, each running every query -n times")
 	flag.Parse()
-	if *url == "" || flag.NArg() == 0 {
-		log.Fatal("usage: searchtime -db URL QUERY...")
+	if *url == "" || flag.NArg() == 0 || *runs < 1 || *clients < 1 {
+		log.Fatal("usage: searchtime -db URL [-n RUNS] [-clients N] QUERY...")
 	}
 	db, err := database.Open(*url)
 	if err != nil {
@@ -63,21 +67,35 @@ func main() {
 		if err != nil {
 			log.Fatalf("%q: %v", arg, err)
 		}
-		var times []time.Duration
-		var total, page int
-		for range *runs {
-			start := time.Now()
-			msgs, n, err := arc.Search(ctx, q)
-			if err != nil {
-				log.Fatalf("%q: %v", arg, err)
-			}
-			times = append(times, time.Since(start))
-			total, page = n, len(msgs)
-		}
+		times, total, page := timeQuery(ctx, arc, q, *clients, *runs)
 		slices.Sort(times)
-		fmt.Printf("%-40s total %6d page %3d  min %7.1f ms  median %7.1f ms  max %7.1f ms\n", arg, total, page,
-			millis(times[0]), millis(times[len(times)/2]), millis(times[len(times)-1]))
+		fmt.Printf("%-40s total %6d page %3d  min %7.1f ms  median %7.1f ms  p99 %7.1f ms  max %7.1f ms\n", arg, total, page,
+			millis(times[0]), millis(times[len(times)/2]), millis(times[(len(times)*99+99)/100-1]), millis(times[len(times)-1]))
 	}
+}
+
+// timeQuery runs q runs times on each of clients goroutines and returns every run's time,
+// and the total and page length of the last answer.
+func timeQuery(ctx context.Context, arc *archive.Archive, q archive.Query, clients, runs int) (times []time.Duration, total, page int) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for range runs {
+				start := time.Now()
+				msgs, n, err := arc.Search(ctx, q)
+				if err != nil {
+					log.Fatalf("%+v: %v", q, err)
+				}
+				took := time.Since(start)
+				mu.Lock()
+				times, total, page = append(times, took), n, len(msgs)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return times, total, page
 }
 
 // parseQuery reads text|offset|first day|days.
