@@ -49,8 +49,8 @@ func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
 			return err
 		}
 		if st.blocks == nil || !st.blocks.counts {
-			if err := r.QueryRowContext(ctx, st.count, st.countArgs...).Scan(&total); err != nil {
-				return fmt.Errorf("count messages: %w", err)
+			if total, err = a.searchTotal(ctx, r, st); err != nil {
+				return err
 			}
 		}
 		if st.blocks != nil {
@@ -68,6 +68,27 @@ func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
 		return nil, 0, err
 	}
 	return msgs, total, a.fillMessages(ctx, msgs)
+}
+
+// searchTotal counts the matches up to MaxTotal+1: among the listed hits first, when the
+// plan listed them (a count there that reaches MaxTotal+1 is the answer, whatever the hits
+// not listed), else, or when some listed hits are not this search's, with the count
+// statement.
+func (a *Archive) searchTotal(ctx context.Context, r queryer, st searchStatements) (int, error) {
+	if st.listedCount != "" {
+		var n int
+		if err := r.QueryRowContext(ctx, st.listedCount, st.listedCountArgs...).Scan(&n); err != nil {
+			return 0, fmt.Errorf("count messages: %w", err)
+		}
+		if n > MaxTotal {
+			return n, nil
+		}
+	}
+	var n int
+	if err := r.QueryRowContext(ctx, st.count, st.countArgs...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count messages: %w", err)
+	}
+	return n, nil
 }
 
 // queryer runs a Search's statements: the pool, or the transaction of searchRead.
@@ -107,6 +128,10 @@ type searchStatements struct {
 	count, page         string
 	countArgs, pageArgs []any
 	blocks              *blockWalk
+	// listedCount, when not empty, counts the matches among the listed hits (searchPlan's
+	// listed): run first, its answer is the total when it reaches MaxTotal+1.
+	listedCount     string
+	listedCountArgs []any
 }
 
 // searchStatements plans q (its Limit defaulted), reading through r, and returns its count
@@ -128,6 +153,10 @@ func (a *Archive) searchStatements(ctx context.Context, r queryer, q *Query) (se
 		count:     a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM ` + p.from + ` WHERE ` + p.where + ` LIMIT ?) matches`),
 		countArgs: append(append([]any{}, p.args...), MaxTotal+1),
 		blocks:    p.blocks,
+	}
+	if p.listed != nil {
+		st.listedCount = a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM ` + p.listed.from + ` WHERE ` + p.listed.where + ` LIMIT ?) matches`)
+		st.listedCountArgs = append(append([]any{}, p.listed.args...), MaxTotal+1)
 	}
 	if p.drives { // driven from an index, as the count
 		st.page = a.db.Rebind(`SELECT ` + messageColumns + ` FROM ` + p.from + ` WHERE ` + p.where + ` ORDER BY ` + p.order + ` LIMIT ? OFFSET ?`)
@@ -191,6 +220,10 @@ type searchPlan struct {
 	drives bool
 	prefix string
 	blocks *blockWalk
+	// listed, when the text's hits were listed and more than the drive cap, reads the
+	// listed ones (a hitLister's listFrom) with the other conditions: a count of them
+	// that reaches MaxTotal+1 is the search's total.
+	listed *plannedDriver
 }
 
 // plannedDriver is a FROM clause that reads an index before metadata m, with the WHERE
@@ -231,7 +264,7 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 		}
 		drivers = append(drivers, d)
 	}
-	var textDriver *plannedDriver
+	var textDriver, listed *plannedDriver
 	var common bool // the text's hits were estimated, not counted: far more than the cap
 	var restWhere string
 	var restArgs []any
@@ -239,13 +272,21 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 		if driveFrom, cond, condArgs, ok := p.driveFrom(text); ok {
 			restWhere, restArgs = a.conditions(q, analyzer.Query{})
 			d := plannedDriver{driveFrom, cond + ` AND ` + restWhere, append(condArgs, restArgs...), pageOrder}
-			n, err := a.textHits(ctx, r, p, q.Tenant, text, limit)
+			n, ids, err := a.textHits(ctx, r, p, q.Tenant, text, limit)
 			if err != nil {
 				return plain, fmt.Errorf("count index hits: %w", err)
 			}
 			common = n > limit*commonFactor
 			textDriver = &d
-			consider(d, n, false)
+			if l, ok := p.(hitLister); ok && ids != nil {
+				from, listArgs := l.listFrom(ids)
+				listed = &plannedDriver{from, restWhere, append(listArgs, restArgs...), pageOrder}
+			}
+			if listed != nil && n <= limit {
+				consider(*listed, n, false)
+			} else {
+				consider(d, n, false)
+			}
 		}
 		plain.prefix = p.pagePrefix(ctx, a.db, text)
 	}
@@ -268,6 +309,7 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 	if textDriver != nil && q.textOnly() {
 		plain.plannedDriver = plannedDriver{textDriver.from, textDriver.where, textDriver.args, pageOrder}
 	}
+	plain.listed = listed
 	// A prefix is left to the plain page: FTS5 merges every term it covers again for each
 	// block it is read with.
 	if w, ok := a.index.(dayBlockWalker); ok && textDriver != nil && len(text.Prefixes) == 0 {
@@ -294,20 +336,39 @@ type hitEstimator interface {
 // 0.5 % of the messages); beyond this factor the error would have to be large.
 const commonFactor = 4
 
-// textHits counts the index's hits of text up to limit+1, or, where the index estimates
-// more than commonFactor times limit, returns the estimate (Search then counts along the
-// day-block walk: a common word's count up to MaxTotal is found in its newest days).
-func (a *Archive) textHits(ctx context.Context, r queryer, p searchPlanner, tenant string, text analyzer.Query, limit int) (int, error) {
+// hitLister is a searchPlanner that lists its hits' ids as cheaply as it counts them, and
+// drives a statement from such a list. PostgreSQL: GIN reads every hit of each word into a
+// bitmap and then each hit's row, whether the hits are counted or listed, so a search
+// whose hits were counted read them three times (the count of hits, the total, the page);
+// listed once, the total and the page look the listed messages up by primary key.
+type hitLister interface {
+	// listHits lists the ids of the messages the index finds for text, of every tenant,
+	// at most max+1 of them.
+	listHits(ctx context.Context, r queryer, text analyzer.Query, max int) ([]int64, error)
+	// listFrom returns a FROM clause that reads ids before metadata m, and its arguments.
+	listFrom(ids []int64) (from string, args []any)
+}
+
+// textHits counts the index's hits of text up to limit+1 (and lists them, where the index
+// is a hitLister), or, where the index estimates more than commonFactor times limit,
+// returns the estimate (Search then counts along the day-block walk: a common word's
+// count up to MaxTotal is found in its newest days).
+func (a *Archive) textHits(ctx context.Context, r queryer, p searchPlanner, tenant string, text analyzer.Query, limit int) (int, []int64, error) {
 	if e, ok := p.(hitEstimator); ok {
 		n, err := e.estimateHits(ctx, r, text)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		if n > limit*commonFactor {
-			return n, nil
+			return n, nil, nil
 		}
 	}
-	return p.hits(ctx, r, a.db.Dialect, tenant, text, limit)
+	if l, ok := p.(hitLister); ok {
+		ids, err := l.listHits(ctx, r, text, limit)
+		return len(ids), ids, err
+	}
+	n, err := p.hits(ctx, r, a.db.Dialect, tenant, text, limit)
+	return n, nil, err
 }
 
 // hitSource is an address condition read from address_role alone: sql selects the

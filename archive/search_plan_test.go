@@ -99,3 +99,44 @@ func TestPostgresSearchReadsTheIndex(t *testing.T) {
 	assert.Equal(t, 40, total)
 	assert.Len(t, msgs, 5)
 }
+
+// TestPostgresListedHitsCountThisSearchsOnly: on PostgreSQL a text search lists its hits
+// once (hitLister), of every tenant, at most the drive cap and one; when the list is full,
+// the matches among the listed are counted first and their count is the total only when it
+// reaches MaxTotal+1. Here the listed hits are another tenant's (written first, so the
+// index lists them first), and the total is still this tenant's.
+func TestPostgresListedHitsCountThisSearchsOnly(t *testing.T) {
+	arc, _ := newSearchArchive(t, database.Postgres)
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var other, mine [][]byte
+	for i := range 20 {
+		other = append(other, archivetest.Message("ann@a.test", []string{"dee@d.test"}, nil, "harbour", fmt.Sprintf("theirs %d", i), day.Add(time.Duration(i)*time.Hour)))
+	}
+	for i := range 10 {
+		mine = append(mine, archivetest.Message("ann@a.test", []string{"dee@d.test"}, nil, "harbour", fmt.Sprintf("mine %d", i), day.Add(time.Duration(i)*time.Hour)))
+	}
+	commitRaw(t, arc, "other", other...)
+	commitRaw(t, arc, "default", mine...)
+	savedCap, savedMax := pgDriveCap, MaxTotal
+	defer func() { pgDriveCap, MaxTotal = savedCap, savedMax }()
+	ctx := context.Background()
+	for _, c := range []struct {
+		tenant   string
+		cap, max int
+		want     int
+	}{
+		{"default", 5, 5, 6},    // 10 matches, more than MaxTotal; the 6 listed are other's
+		{"default", 5, 100, 10}, // all counted
+		{"other", 5, 5, 6},      // the listed are this tenant's: their count is the total
+		{"other", 50, 100, 20},  // all listed, within the cap: driven from the list
+	} {
+		pgDriveCap, MaxTotal = c.cap, c.max
+		msgs, total, err := arc.Search(ctx, Query{Tenant: c.tenant, Text: "harbour", Limit: 3})
+		require.NoError(t, err)
+		assert.Equal(t, c.want, total, "%+v", c)
+		require.Len(t, msgs, 3, "%+v", c)
+		for _, m := range msgs {
+			assert.Equal(t, c.tenant, m.TenantID, "%+v", c)
+		}
+	}
+}

@@ -101,6 +101,29 @@ func (pgIndex) hits(ctx context.Context, r queryer, d database.Dialect, _ string
 	return countHits(ctx, r, d, `SELECT id FROM message_search WHERE document @@ ?::tsquery`, []any{tsQuery(text)}, max)
 }
 
+// listHits lists the GIN index's hits for text (every tenant's), at most max+1 ids.
+func (pgIndex) listHits(ctx context.Context, r queryer, text analyzer.Query, max int) ([]int64, error) {
+	rows, err := r.QueryContext(ctx, `SELECT id FROM message_search WHERE document @@ $1::tsquery LIMIT $2`, tsQuery(text), max+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// listFrom: the listed ids as an array, each looked up in metadata by primary key.
+func (pgIndex) listFrom(ids []int64) (from string, args []any) {
+	return `unnest(?::bigint[]) h(id) CROSS JOIN LATERAL (SELECT * FROM metadata WHERE id = h.id) m`, []any{ids}
+}
+
 // estimateHits is the planner's estimate of the text's hits (EXPLAIN, no execution): from
 // the column's statistics of its most common lexemes, close for a common word. Counting
 // instead reads a word's whole posting list into a bitmap first: 60 to 85 ms for a word in
