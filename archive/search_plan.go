@@ -343,7 +343,8 @@ const commonFactor = 4
 // listed once, the total and the page look the listed messages up by primary key.
 type hitLister interface {
 	// listHits lists the ids of the messages the index finds for text, of every tenant,
-	// at most max+1 of them.
+	// at most max+1 of them (nil for none: the plan then reads the index, which finds
+	// nothing at once).
 	listHits(ctx context.Context, r queryer, text analyzer.Query, max int) ([]int64, error)
 	// listFrom returns a FROM clause that reads ids before metadata m, and its arguments.
 	listFrom(ids []int64) (from string, args []any)

@@ -107,16 +107,7 @@ func (pgIndex) listHits(ctx context.Context, r queryer, text analyzer.Query, max
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	ids := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return scanIDs(rows)
 }
 
 // listFrom: the listed ids as an array, each looked up in metadata by primary key.
