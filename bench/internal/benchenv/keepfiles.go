@@ -4,10 +4,11 @@ package benchenv
 // files (the import's message files, the store's).
 //
 // Why it exists: on an ext4 file system without a journal (this machine's), creating a
-// file scans past every inode deleted in the last one to five minutes in the folder's
-// group (ext4's recently_deleted check, which perf shows), and a create then costs about
-// 0.8 ms of system CPU instead of 0.05. A benchmark that deletes its files at the end
-// slows the next run's creates, and one that deletes a copy right before the timed part
-// slows the timed part: the rates scattered by a factor of two between runs a minute
-// apart. A series of runs with -keep-files deletes nothing until its end (docs/performance.md).
+// file skips the inodes freed in the last minutes in the folder's block group (ext4's
+// recently_deleted check, which perf shows), and after a few benchmark runs that each
+// deleted thousands of files a create cost up to 0.8 ms of system CPU instead of 0.05. A
+// benchmark that deletes its files at the end slows the next run's creates, and one that
+// deletes a copy right before the timed part slows the timed part: the import's rates
+// scattered by ±30 % between runs a minute apart. A series of runs with -keep-files
+// deletes nothing until its end (docs/performance.md).
 const KeepFilesUsage = "leave the run's files in -tmpdir and print where, instead of deleting them: on ext4 without a journal, files deleted in the last minutes slow every file created after them, so a series of runs should delete nothing until its end"
