@@ -220,9 +220,10 @@ type searchPlan struct {
 	drives bool
 	prefix string
 	blocks *blockWalk
-	// listed, when the text's hits were listed and more than the drive cap, reads the
-	// listed ones (a hitLister's listFrom) with the other conditions: a count of them
-	// that reaches MaxTotal+1 is the search's total.
+	// listed, when the text's hits were listed and more than the drive cap and the text
+	// is the only condition, reads the listed ones (a hitLister's listFrom): a count of
+	// them that reaches MaxTotal+1 is the search's total (in an archive of one tenant, as
+	// good as always; else the total is counted from the index after it).
 	listed *plannedDriver
 }
 
@@ -309,7 +310,9 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 	if textDriver != nil && q.textOnly() {
 		plain.plannedDriver = plannedDriver{textDriver.from, textDriver.where, textDriver.args, pageOrder}
 	}
-	plain.listed = listed
+	if q.textAlone() { // with other conditions, few of the listed would match: no shortcut
+		plain.listed = listed
+	}
 	// A prefix is left to the plain page: FTS5 merges every term it covers again for each
 	// block it is read with.
 	if w, ok := a.index.(dayBlockWalker); ok && textDriver != nil && len(text.Prefixes) == 0 {
@@ -472,6 +475,9 @@ func (a *Archive) drivenFrom(hits string) string {
 	}
 	return `(` + hits + `) h CROSS JOIN metadata m ON m.id = h.id`
 }
+
+// textAlone says whether q selects by text only.
+func (q Query) textAlone() bool { return q.textOnly() && q.Participant == "" && !q.Attachments }
 
 // textOnly says whether q selects by text and participant only.
 func (q Query) textOnly() bool {
