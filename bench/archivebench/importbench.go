@@ -60,11 +60,7 @@ func runImportAll(ctx context.Context, cfg *config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if cfg.keepFiles {
-		defer fmt.Fprintf(out, "files kept in %s\n", work)
-	} else {
-		defer os.RemoveAll(work)
-	}
+	defer benchenv.RemoveWork(work, cfg.keepFiles, out)
 	rep := replica{dir: filepath.Join(work, "src")}
 	if err := os.Mkdir(rep.dir, 0o700); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mailledger/mailledger/bench/internal/benchcorpus"
+	"github.com/mailledger/mailledger/bench/internal/benchenv"
 )
 
 // workload is the run's messages: in memory for the SMTP clients and as files for the
@@ -42,10 +43,4 @@ func newWorkload(cfg *config, out io.Writer) (*workload, error) {
 }
 
 // remove deletes the run's files, or says where they are kept (-keep-files).
-func (w *workload) remove(keep bool, out io.Writer) {
-	if keep {
-		fmt.Fprintf(out, "files kept in %s\n", w.work)
-		return
-	}
-	os.RemoveAll(w.work)
-}
+func (w *workload) remove(keep bool, out io.Writer) { benchenv.RemoveWork(w.work, keep, out) }

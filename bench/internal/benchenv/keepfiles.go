@@ -1,5 +1,11 @@
 package benchenv
 
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
 // KeepFilesUsage is the help of -keep-files, the flag of the benchmarks that create many
 // files (the import's message files, the store's).
 //
@@ -12,3 +18,13 @@ package benchenv
 // scattered by ±30 % between runs a minute apart. A series of runs with -keep-files
 // deletes nothing until its end (docs/performance.md).
 const KeepFilesUsage = "leave the run's files in -tmpdir and print where, instead of deleting them: on ext4 without a journal, files deleted in the last minutes slow every file created after them, so a series of runs should delete nothing until its end"
+
+// RemoveWork deletes a run's work directory, or, with -keep-files (keep), leaves it and
+// says where it is.
+func RemoveWork(dir string, keep bool, out io.Writer) {
+	if keep {
+		fmt.Fprintf(out, "files kept in %s\n", dir)
+		return
+	}
+	os.RemoveAll(dir)
+}
