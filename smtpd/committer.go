@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mailledger/mailledger/archive"
@@ -35,8 +36,12 @@ type committer struct {
 	maxMsgs  int
 	maxBytes int
 	linger   time.Duration // how long a commit waits for one more message (CommitLinger)
-	metrics  *metrics
-	logger   *slog.Logger
+	// pending counts the sessions in a mail transaction (MAIL accepted) whose message has
+	// not been handed over yet (expect, settle): a commit lingers only while there are
+	// some, since no other message can come.
+	pending atomic.Int64
+	metrics *metrics
+	logger  *slog.Logger
 
 	ctx     context.Context // of the commits; cancelled only by a hard stop
 	cancel  context.CancelFunc
@@ -105,9 +110,18 @@ func (c *committer) run() {
 	}
 }
 
+// expect counts a session that began a mail transaction; settle, once its message is
+// handed over or the transaction ends without one. Each session calls settle at most once
+// per expect (session.inTx).
+func (c *committer) expect() { c.pending.Add(1) }
+func (c *committer) settle() { c.pending.Add(-1) }
+
 // gather adds to first the jobs waiting now, and those that arrive within the linger of
 // the last one, up to the batch bounds: concurrent sessions finish their DATA moments
-// apart, and one more message in a commit costs far less than a commit of its own.
+// apart, and one more message in a commit costs far less than a commit of its own. It
+// lingers only while some session is in a mail transaction: when every client's message
+// is in the batch (8 clients each awaiting its 250, say), nothing else can come, and the
+// linger would only delay all of them (docs/performance.md, "SMTP ingest").
 func (c *committer) gather(first *commitJob) []*commitJob {
 	jobs, msgs, bytes := []*commitJob{first}, len(first.batch), first.size
 	var wait *time.Timer
@@ -124,7 +138,7 @@ func (c *committer) gather(first *commitJob) []*commitJob {
 			continue
 		default:
 		}
-		if c.linger <= 0 {
+		if c.linger <= 0 || c.pending.Load() <= 0 {
 			return jobs
 		}
 		if wait == nil {

@@ -75,7 +75,8 @@ type Config struct {
 	MaxBatchMessages int
 	MaxBatchBytes    int
 	// CommitLinger is how long a group commit waits for one more message before it
-	// starts (SMTP_COMMIT_LINGER); DefaultCommitLinger when 0, none when negative.
+	// starts (SMTP_COMMIT_LINGER), while another session is in a mail transaction;
+	// DefaultCommitLinger when 0, none when negative.
 	CommitLinger time.Duration
 }
 
