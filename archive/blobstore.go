@@ -26,6 +26,22 @@ type BlobStore interface {
 	List(ctx context.Context, prefix string, fn func(key string) error) error
 }
 
+// FileBatch writes the files of one commit on other goroutines while its caller goes on;
+// Wait returns once every file, and the rename that named it, is durable (or the first
+// error). Add is called from one goroutine, and not after Wait.
+type FileBatch interface {
+	Add(key string, data []byte)
+	Wait() error
+}
+
+// BatchStore is a BlobStore that makes a commit's files durable together, cheaper than a
+// durable Put each (LocalStore: one syncfs(2) for the batch; s3store: the same in its
+// staging directory). Commit uses it where the store has it.
+type BatchStore interface {
+	BlobStore
+	NewBatch(ctx context.Context) FileBatch
+}
+
 // ErrBlobNotFound means no file exists under a key.
 var ErrBlobNotFound = errors.New("message file not found")
 
@@ -88,11 +104,20 @@ func (s *LocalStore) Put(_ context.Context, key string, data []byte) error {
 // one syncfs(2) after the last rename rather than an fsync per file and folder (see
 // syncAll).
 func (s *LocalStore) PutBatch(ctx context.Context, files map[string][]byte) error {
-	b := s.newBatch(ctx)
+	b := s.NewBatch(ctx)
 	for key, data := range files {
-		b.add(key, data)
+		b.Add(key, data)
 	}
-	return b.wait()
+	return b.Wait()
+}
+
+// NewBatch starts a batch of PutBatch's writes.
+func (s *LocalStore) NewBatch(ctx context.Context) FileBatch { return s.newBatch(ctx, nil) }
+
+// NewLockedBatch is NewBatch for a store in front of this one (s3store's staging
+// directory): lock(key) is held while key's file is written and renamed into place.
+func (s *LocalStore) NewLockedBatch(ctx context.Context, lock func(key string) (unlock func())) FileBatch {
+	return s.newBatch(ctx, lock)
 }
 
 // putWriters bounds the parallel file writes of one batch.
@@ -106,18 +131,22 @@ const putWriters = 8
 type localBatch struct {
 	s    *LocalStore
 	g    *errgroup.Group
+	lock func(key string) (unlock func()) // nil: none
 	mu   sync.Mutex
 	dirs map[string]bool
 }
 
-func (s *LocalStore) newBatch(ctx context.Context) *localBatch {
+func (s *LocalStore) newBatch(ctx context.Context, lock func(string) func()) *localBatch {
 	g, _ := errgroup.WithContext(ctx)
 	g.SetLimit(putWriters)
-	return &localBatch{s: s, g: g, dirs: map[string]bool{}}
+	return &localBatch{s: s, g: g, lock: lock, dirs: map[string]bool{}}
 }
 
-func (b *localBatch) add(key string, data []byte) {
+func (b *localBatch) Add(key string, data []byte) {
 	b.g.Go(func() error {
+		if b.lock != nil {
+			defer b.lock(key)()
+		}
 		dir, err := b.s.place(key, data, perFileSync)
 		if err == nil {
 			b.mu.Lock()
@@ -128,7 +157,7 @@ func (b *localBatch) add(key string, data []byte) {
 	})
 }
 
-func (b *localBatch) wait() error {
+func (b *localBatch) Wait() error {
 	if err := b.g.Wait(); err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 		entries := make([]indexEntry, len(fresh))
 		for k, i := range fresh {
 			p := batch[i]
-			files.add(MessageKey(p.In.Tenant, ids[k]), p.Sealed) // written while the rows go in
+			files.Add(MessageKey(p.In.Tenant, ids[k]), p.Sealed) // written while the rows go in
 			key := DateKey(msgDate(p), ids[k])
 			rows.add(ids[k], key, p.Msg)
 			entries[k] = indexEntryOf(ids[k], key, p.In.Tenant, p.Msg)
@@ -58,14 +58,14 @@ func (a *Archive) Commit(ctx context.Context, batch []*Prepared) ([]Result, erro
 			results[i] = Result{ID: results[first].ID, Duplicate: true}
 		}
 		if err := rows.insert(ctx, tx); err != nil {
-			_ = files.wait()
+			_ = files.Wait()
 			return err
 		}
 		if err := a.index.add(ctx, tx, entries); err != nil {
-			_ = files.wait()
+			_ = files.Wait()
 			return fmt.Errorf("index: %w", err)
 		}
-		return files.wait()
+		return files.Wait()
 	})
 	if err != nil {
 		return nil, err
@@ -115,17 +115,12 @@ func (a *Archive) sortOut(ctx context.Context, tx *database.Tx, batch []*Prepare
 	return fresh, copyOf, nil
 }
 
-// fileWriter writes the sealed files of one commit in the background.
-type fileWriter interface {
-	add(key string, data []byte)
-	wait() error
-}
-
-// newFiles returns the commit's file writer: a LocalStore batch (one folder sync per
-// folder), or Put of each file on a few goroutines for other stores.
-func (a *Archive) newFiles(ctx context.Context) fileWriter {
-	if local, ok := a.blobs.(*LocalStore); ok {
-		return local.newBatch(ctx)
+// newFiles returns the commit's file writer: the store's own batch where it has one
+// (BatchStore: LocalStore and s3store sync a commit's files together), else Put of each
+// file on a few goroutines.
+func (a *Archive) newFiles(ctx context.Context) FileBatch {
+	if b, ok := a.blobs.(BatchStore); ok {
+		return b.NewBatch(ctx)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fileWriters)
@@ -138,11 +133,11 @@ type putEach struct {
 	g     *errgroup.Group
 }
 
-func (p *putEach) add(key string, data []byte) {
+func (p *putEach) Add(key string, data []byte) {
 	p.g.Go(func() error { return p.blobs.Put(p.ctx, key, data) })
 }
 
-func (p *putEach) wait() error { return p.g.Wait() }
+func (p *putEach) Wait() error { return p.g.Wait() }
 
 func digestKey(tenant, digest string) string { return tenant + "\x00" + digest }
 

@@ -42,7 +42,7 @@ type Store struct {
 	up      *uploader
 }
 
-var _ archive.BlobStore = (*Store)(nil)
+var _ archive.BatchStore = (*Store)(nil)
 
 // New validates cfg, opens the staging directory (0700) and starts the upload workers,
 // which first queue every file already staged. logger may be nil (no logging). It does
@@ -119,6 +119,50 @@ func (s *Store) Put(ctx context.Context, key string, data []byte) error {
 		return fmt.Errorf("s3 staging: %w", err)
 	}
 	s.up.enqueue(key)
+	return nil
+}
+
+// NewBatch writes a commit's files to the staging directory as one durable batch (the
+// staging store's batch: one syncfs(2) for all of them instead of an fsync of each file
+// and its folder, as Put does) and queues their uploads once all are durable (rule 1
+// holds for the batch as a whole: a Wait that returned nil is durable).
+func (s *Store) NewBatch(ctx context.Context) archive.FileBatch {
+	return &stagedBatch{s: s, local: s.staging.NewLockedBatch(ctx, s.locks.lock)}
+}
+
+// stagedBatch is NewBatch's archive.FileBatch.
+type stagedBatch struct {
+	s     *Store
+	local archive.FileBatch
+	keys  []string
+	err   error // the first key that is no message key
+}
+
+func (b *stagedBatch) Add(key string, data []byte) {
+	if _, err := b.s.locate(key); err != nil {
+		if b.err == nil {
+			b.err = err
+		}
+		return
+	}
+	b.keys = append(b.keys, key)
+	b.local.Add(key, data)
+}
+
+// Wait waits for the staged files and queues their uploads; after an error nothing is
+// queued by the batch (files it staged are uploaded after the next start, as after a
+// crash, and a message id given again renames its new file over them).
+func (b *stagedBatch) Wait() error {
+	err := b.local.Wait()
+	if b.err != nil {
+		return b.err
+	}
+	if err != nil {
+		return fmt.Errorf("s3 staging: %w", err)
+	}
+	for _, key := range b.keys {
+		b.s.up.enqueue(key)
+	}
 	return nil
 }
 

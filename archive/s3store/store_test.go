@@ -179,3 +179,59 @@ func TestS3StoreConcurrentPutsFourThreads(t *testing.T) {
 		assert.Equal(t, fmt.Sprint("m", i), string(got))
 	}
 }
+
+// A commit's batch (archive.BatchStore): the files are staged durably together, read back
+// while staged, and uploaded once the batch returned; a store that cannot upload keeps
+// them staged for the next start.
+func TestS3StoreBatchStagesThenUploads(t *testing.T) {
+	ctx := context.Background()
+	bad := testConfig(t)
+	bad.Hostname = "127.0.0.1:1" // nothing listens: the files stay staged
+	s := open(t, bad)
+	tenant := blobstoretest.Tenant(t)
+	var keys []string
+	b := s.NewBatch(ctx)
+	for id := int64(1); id <= 20; id++ {
+		key := archive.MessageKey(tenant, id*300) // over several folders
+		keys = append(keys, key)
+		b.Add(key, []byte(fmt.Sprint("file ", id)))
+	}
+	require.NoError(t, b.Wait())
+	for i, key := range keys {
+		require.True(t, staged(bad, key), key)
+		got, err := s.Get(ctx, key)
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprint("file ", i+1), string(got))
+	}
+	require.NoError(t, s.Close())
+
+	good := testConfig(t)
+	good.Dir = bad.Dir
+	s2 := open(t, good)
+	b = s2.NewBatch(ctx)
+	more := archive.MessageKey(tenant, 99999)
+	b.Add(more, []byte("queued by the batch"))
+	require.NoError(t, b.Wait())
+	waitUploaded(t, s2)
+	names, err := s2.ObjectNames(ctx, tenant)
+	require.NoError(t, err)
+	assert.Len(t, names, 21, "the earlier batch after the restart, the new one once it returned")
+	for _, key := range append(keys, more) {
+		assert.False(t, staged(good, key), "removed from staging once uploaded: %s", key)
+	}
+	got, err := s2.Get(ctx, more)
+	require.NoError(t, err)
+	assert.Equal(t, "queued by the batch", string(got))
+}
+
+func TestS3StoreBatchRefusesABadKey(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Hostname = "127.0.0.1:1"
+	s := open(t, cfg)
+	b := s.NewBatch(context.Background())
+	b.Add("../outside", []byte("x"))
+	require.ErrorIs(t, b.Wait(), archive.ErrBadKey)
+	entries, err := os.ReadDir(cfg.Dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing staged")
+}
