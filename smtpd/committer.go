@@ -36,12 +36,12 @@ type committer struct {
 	maxMsgs  int
 	maxBytes int
 	linger   time.Duration // how long a commit waits for one more message (CommitLinger)
-	// pending counts the sessions in a mail transaction (MAIL accepted) whose message has
-	// not been handed over yet (expect, settle): a commit lingers only while there are
-	// some, since no other message can come.
-	pending atomic.Int64
-	metrics *metrics
-	logger  *slog.Logger
+	// sessions counts the open SMTP sessions, waiting those whose message the committer
+	// holds (handed over, not answered yet). A message can only come from one of the
+	// others (or from a new connection), so a commit lingers only while there are others.
+	sessions, waiting atomic.Int64
+	metrics           *metrics
+	logger            *slog.Logger
 
 	ctx     context.Context // of the commits; cancelled only by a hard stop
 	cancel  context.CancelFunc
@@ -62,9 +62,11 @@ func newCommitter(arc *archive.Archive, maxMsgs, maxBytes int, linger time.Durat
 // will never take (it stopped) fails with errStopped.
 func (c *committer) submit(j *commitJob) ([]archive.Result, error) {
 	j.done = make(chan commitOutcome, 1)
+	c.waiting.Add(1) // until answer, or here if the job is never taken
 	select {
 	case c.jobs <- j:
 	case <-c.stopped:
+		c.waiting.Add(-1)
 		return nil, errStopped
 	}
 	select {
@@ -79,6 +81,15 @@ func (c *committer) submit(j *commitJob) ([]archive.Result, error) {
 		}
 	}
 }
+
+// answer gives j its outcome; j's session no longer waits for the committer.
+func (c *committer) answer(j *commitJob, out commitOutcome) {
+	c.waiting.Add(-1)
+	j.done <- out
+}
+
+func (c *committer) sessionStarted() { c.sessions.Add(1) }
+func (c *committer) sessionEnded()   { c.sessions.Add(-1) }
 
 // close stops the committer once it has committed every job already handed over; with
 // hard set it cancels a running commit instead.
@@ -110,18 +121,12 @@ func (c *committer) run() {
 	}
 }
 
-// expect counts a session that began a mail transaction; settle, once its message is
-// handed over or the transaction ends without one. Each session calls settle at most once
-// per expect (session.inTx).
-func (c *committer) expect() { c.pending.Add(1) }
-func (c *committer) settle() { c.pending.Add(-1) }
-
 // gather adds to first the jobs waiting now, and those that arrive within the linger of
 // the last one, up to the batch bounds: concurrent sessions finish their DATA moments
 // apart, and one more message in a commit costs far less than a commit of its own. It
-// lingers only while some session is in a mail transaction: when every client's message
-// is in the batch (8 clients each awaiting its 250, say), nothing else can come, and the
-// linger would only delay all of them (docs/performance.md, "SMTP ingest").
+// lingers only while some open session has no message in the batch: when every session's
+// message is in it (8 clients each awaiting its 250, say), nothing else can come soon, and
+// a linger would only delay all of them (docs/performance.md, "SMTP ingest").
 func (c *committer) gather(first *commitJob) []*commitJob {
 	jobs, msgs, bytes := []*commitJob{first}, len(first.batch), first.size
 	var wait *time.Timer
@@ -138,7 +143,7 @@ func (c *committer) gather(first *commitJob) []*commitJob {
 			continue
 		default:
 		}
-		if c.linger <= 0 || c.pending.Load() <= 0 {
+		if c.linger <= 0 || c.sessions.Load() <= c.waiting.Load() {
 			return jobs
 		}
 		if wait == nil {
@@ -170,19 +175,19 @@ func (c *committer) commit(jobs []*commitJob) {
 	results, err := c.arc.Commit(c.ctx, all)
 	if err == nil {
 		for _, j := range jobs {
-			j.done <- commitOutcome{results: results[:len(j.batch)]}
+			c.answer(j, commitOutcome{results: results[:len(j.batch)]})
 			results = results[len(j.batch):]
 		}
 		return
 	}
 	if len(jobs) == 1 {
-		jobs[0].done <- commitOutcome{err: err}
+		c.answer(jobs[0], commitOutcome{err: err})
 		return
 	}
 	c.logger.Warn("smtp group commit failed, committing its messages one by one", "messages", len(jobs), "error", err.Error())
 	for _, j := range jobs {
 		c.metrics.batch(1)
 		res, err := c.arc.Commit(c.ctx, j.batch)
-		j.done <- commitOutcome{results: res, err: err}
+		c.answer(j, commitOutcome{results: res, err: err})
 	}
 }

@@ -75,7 +75,7 @@ type Config struct {
 	MaxBatchMessages int
 	MaxBatchBytes    int
 	// CommitLinger is how long a group commit waits for one more message before it
-	// starts (SMTP_COMMIT_LINGER), while another session is in a mail transaction;
+	// starts (SMTP_COMMIT_LINGER), while some open session has no message in the commit;
 	// DefaultCommitLinger when 0, none when negative.
 	CommitLinger time.Duration
 }

@@ -1,11 +1,13 @@
 package smtpd
 
 import (
+	"fmt"
 	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 )
 
 // sendRaw sends one whole message on c, in one mail transaction, up to the final dot.
@@ -17,57 +19,48 @@ func (c *rawClient) sendRaw(id string) {
 	c.write(string(message(id, "body of "+id)) + ".\r\n")
 }
 
+// greeted is a raw connection past its EHLO: an open session.
+func greeted(t *testing.T, r *receiver, name string) *rawClient {
+	c := dialRaw(t, r.addr())
+	c.reply()
+	c.cmd("EHLO "+name+".test", 250)
+	return c
+}
+
 // The linger is an hour in these tests: a commit that waited for it would leave the
 // client without its reply past the raw connection's 30-second deadline.
 var hourLinger = map[string]string{"SMTP_COMMIT_LINGER": "1h", "SMTP_STARTTLS": "0"}
 
-func TestACommitDoesNotLingerWhenNoOtherSessionIsInAMailTransaction(t *testing.T) {
+func TestACommitDoesNotLingerWhenEverySessionsMessageIsInIt(t *testing.T) {
 	t.Parallel()
 	r := startReceiver(t, hourLinger)
-	idle := dialRaw(t, r.addr()) // connected, no transaction
-	idle.reply()
-	idle.cmd("EHLO idle.test", 250)
-	reset := dialRaw(t, r.addr()) // a transaction begun, then reset
-	reset.reply()
-	reset.cmd("EHLO reset.test", 250)
-	reset.cmd("MAIL FROM:<alice@sender.test>", 250)
-	reset.cmd("RCPT TO:<bob@example.test>", 250)
-	reset.cmd("RSET", 250)
-	gone := dialRaw(t, r.addr()) // a transaction begun, then the client left
-	gone.reply()
-	gone.cmd("EHLO gone.test", 250)
+	gone := greeted(t, r, "gone") // a session that ended: not counted
 	gone.cmd("MAIL FROM:<alice@sender.test>", 250)
 	gone.cmd("QUIT", 221)
 	_, err := io.ReadAll(gone.conn) // closed by the receiver once the session ended
 	require.NoError(t, err)
 
-	sender := dialRaw(t, r.addr())
-	sender.reply()
-	sender.cmd("EHLO sender.test", 250)
+	sender := greeted(t, r, "sender")
 	sender.sendRaw("alone")
 	code, text := sender.reply()
 	require.Equal(t, 250, code, "answered without the linger: %s", text)
-	sender.sendRaw("alone-again") // and the next transaction on the same connection
+	sender.sendRaw("alone-again") // and the next message on the same connection
 	code, text = sender.reply()
 	require.Equal(t, 250, code, text)
 	assert.Equal(t, 2, r.count("default"))
 	assert.Equal(t, float64(2), r.metric("mailledger_smtp_commit_batch_messages", ""), "one commit each")
 }
 
-func TestACommitLingersForASessionInAMailTransaction(t *testing.T) {
+func TestACommitLingersForAnotherSessionsMessage(t *testing.T) {
 	t.Parallel()
 	r := startReceiver(t, hourLinger)
-	late := dialRaw(t, r.addr())
-	late.reply()
-	late.cmd("EHLO late.test", 250)
+	late := greeted(t, r, "late")
 	late.cmd("MAIL FROM:<alice@sender.test>", 250)
 	late.cmd("RCPT TO:<bob@example.test>", 250)
 	late.cmd("DATA", 354)
 	late.write("Subject: late\r\n\r\nstill arriving\r\n")
 
-	early := dialRaw(t, r.addr())
-	early.reply()
-	early.cmd("EHLO early.test", 250)
+	early := greeted(t, r, "early")
 	early.sendRaw("early") // handed over; the commit waits for the late message
 	late.write(".\r\n")
 	for _, c := range []*rawClient{early, late} {
@@ -76,4 +69,35 @@ func TestACommitLingersForASessionInAMailTransaction(t *testing.T) {
 	}
 	assert.Equal(t, 2, r.count("default"))
 	assert.Equal(t, float64(1), r.metric("mailledger_smtp_commit_batch_messages", ""), "both messages in one commit")
+}
+
+// Eight clients each send a message at once: the commit waits for all eight and starts
+// as soon as the last is in.
+func TestACommitTakesEveryConnectedClientsMessageThenStarts(t *testing.T) {
+	t.Parallel()
+	const clients = 8
+	r := startReceiver(t, hourLinger)
+	conns := make([]*rawClient, clients)
+	for i := range conns {
+		conns[i] = greeted(t, r, fmt.Sprint("client", i))
+	}
+	var g errgroup.Group
+	for i, c := range conns {
+		g.Go(func() error {
+			c.write("MAIL FROM:<alice@sender.test>\r\nRCPT TO:<bob@example.test>\r\nDATA\r\n") // pipelined
+			for _, want := range []int{250, 250, 354} {
+				if code, text := c.reply(); code != want {
+					return fmt.Errorf("client %d: want %d, got %s", i, want, text)
+				}
+			}
+			c.write(string(message(fmt.Sprint("m", i), "body")) + ".\r\n")
+			if code, text := c.reply(); code != 250 {
+				return fmt.Errorf("client %d: %s", i, text)
+			}
+			return nil
+		})
+	}
+	require.NoError(t, g.Wait())
+	assert.Equal(t, clients, r.count("default"))
+	assert.Equal(t, float64(1), r.metric("mailledger_smtp_commit_batch_messages", ""), "one commit of all eight")
 }

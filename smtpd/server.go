@@ -119,6 +119,7 @@ func (s *Server) newSession(c *smtp.Conn) (smtp.Session, error) {
 	if tc == nil {
 		return nil, errors.New("smtpd: connection not accepted by the receiver's listener")
 	}
+	s.commits.sessionStarted() // and Logout ends it
 	return &session{srv: s, tc: tc, source: fmt.Sprintf("smtp [%s] helo=%s", tc.ip, c.Hostname())}, nil
 }
 

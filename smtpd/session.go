@@ -36,29 +36,17 @@ type session struct {
 	source string // "smtp [ip] helo=name", for Incoming.Source and the logs
 	from   string
 	rcpts  []string
-	// inTx says the session is counted in the committer's pending: from an accepted MAIL
-	// until its message is handed over, or the transaction is reset or the client leaves.
-	// Atomic: go-smtp runs a BDAT message's Data on a goroutine of its own.
-	inTx atomic.Bool
+	ended  atomic.Bool // Logout ran: the session is no longer counted by the committer
 }
 
 var _ smtp.Session = (*session)(nil)
 
-func (s *session) Reset()        { s.settle(); s.from, s.rcpts = "", nil }
-func (s *session) Logout() error { s.settle(); return nil }
-
-// begin counts the session's mail transaction in the committer's pending (once).
-func (s *session) begin() {
-	if s.inTx.CompareAndSwap(false, true) {
-		s.srv.commits.expect()
+func (s *session) Reset() { s.from, s.rcpts = "", nil }
+func (s *session) Logout() error {
+	if s.ended.CompareAndSwap(false, true) {
+		s.srv.commits.sessionEnded()
 	}
-}
-
-// settle takes the session's transaction out of the committer's pending (once).
-func (s *session) settle() {
-	if s.inTx.CompareAndSwap(true, false) {
-		s.srv.commits.settle()
-	}
+	return nil
 }
 
 // Mail starts a message.
@@ -67,7 +55,6 @@ func (s *session) Mail(from string, _ *smtp.MailOptions) error {
 		return errClosing
 	}
 	s.from, s.rcpts = from, nil
-	s.begin()
 	return nil
 }
 
@@ -98,7 +85,6 @@ func (s *session) Data(r io.Reader) error {
 	if err != nil {
 		return s.refuseUnparsable(raw, err)
 	}
-	s.settle() // before the hand-over: a commit that takes the job need not wait for it
 	results, err := s.srv.commits.submit(job)
 	if err != nil {
 		s.srv.metrics.refuse(refusedCommit)
