@@ -41,6 +41,7 @@ type config struct {
 	tmpDir        string
 	cpuProfile    string
 	strict        bool
+	keepFiles     bool
 }
 
 func (c *config) wants(part string) bool { return strings.Contains(","+c.run+",", ","+part+",") }
@@ -63,6 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.corpus, "corpus", benchenv.EnvOr("MAILLEDGER_CORPUS", filepath.Join("..", "shared", "corpus")), "the shared corpus, read in place")
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for staging, stores, versitygw's data and SQLite files")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.BoolVar(&c.keepFiles, "keep-files", false, benchenv.KeepFilesUsage)
 	fs.BoolVar(&c.strict, "strict", os.Getenv("CI") == "true", "fail instead of skipping when no S3 server or database is available")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -109,7 +111,7 @@ func run(ctx context.Context, cfg *config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	defer benchenv.RemoveWork(work, cfg.keepFiles, out)
 	srv, err := s3Server(cfg, work, out)
 	if err != nil {
 		if cfg.strict {
