@@ -16,7 +16,7 @@ func printUpload(out io.Writer, r uploadResult, size int64) {
 	for _, row := range []struct {
 		name string
 		l    leg
-	}{{"plain", r.plain}, {"sums", r.sums}, {"checked", r.checked}, {"drain", r.drain}, {"store", r.store}} {
+	}{{"plain", r.plain}, {"sums", r.sums}, {"checked", r.checked}, {"drain", r.drain}, {"store", r.store}, {"batched", r.batched}} {
 		rate := benchenv.Rate(mb, row.l.took)
 		ratio := "(baseline)"
 		if row.name != "plain" {

@@ -42,6 +42,9 @@ func TestRunUploadsAndImportsEverything(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), cfg, &out), out.String())
 	assert.Contains(t, out.String(), "S3 mode / local files = ")
+	for _, leg := range []string{"plain", "sums", "checked", "drain", "store", "batched"} {
+		assert.Contains(t, out.String(), "    "+leg+" ", "every leg reported")
+	}
 	assert.Contains(t, out.String(), "(imported 10, duplicates 0, failed 0)")
 	assert.NotContains(t, out.String(), "SKIP")
 }

@@ -69,6 +69,37 @@ func storeFull(ctx context.Context, srv *s3server, dir string, objs [][]byte, t 
 	return l, checkUploaded(ctx, store, dir, tenant, len(objs))
 }
 
+// commitBatch is the files of one batched leg's commit: the importer's default batch.
+const commitBatch = 200
+
+// storeBatched times a started store taking every object as the archive's commits give
+// them (archive.BatchStore: commitBatch files staged together, one commit after the
+// other, each durable before the next), then the wait until it has uploaded them all.
+func storeBatched(ctx context.Context, srv *s3server, dir string, objs [][]byte, t int) (leg, error) {
+	tenant := filepath.Base(dir)
+	store, err := s3store.New(storeConfig(srv, dir, t), nil)
+	if err != nil {
+		return leg{}, err
+	}
+	defer store.Close()
+	l, err := measure(srv, func() error {
+		for start := 0; start < len(objs); start += commitBatch {
+			b := store.NewBatch(ctx)
+			for i := start; i < min(start+commitBatch, len(objs)); i++ {
+				b.Add(archive.MessageKey(tenant, int64(i+1)), objs[i])
+			}
+			if err := b.Wait(); err != nil {
+				return err
+			}
+		}
+		return store.WaitUploaded(ctx)
+	})
+	if err != nil {
+		return l, err
+	}
+	return l, checkUploaded(ctx, store, dir, tenant, len(objs))
+}
+
 // checkUploaded checks that the store lists n keys of tenant and that its staging
 // directory is empty: every file uploaded and confirmed.
 func checkUploaded(ctx context.Context, store *s3store.Store, dir, tenant string, n int) error {

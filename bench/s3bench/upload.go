@@ -39,10 +39,11 @@ func measure(srv *s3server, fn func() error) (leg, error) {
 }
 
 // uploadResult is one s3_threads value: the plain loop, the plain loop with s3store's
-// checks, the store's upload of files already staged (drain), and Put + upload (store).
+// checks, the store's upload of files already staged (drain), Put + upload (store), and
+// the archive's commits' batches + upload (batched).
 type uploadResult struct {
-	threads                            int
-	plain, sums, checked, drain, store leg
+	threads                                     int
+	plain, sums, checked, drain, store, batched leg
 }
 
 // runUploads seals M corpus copies and uploads them for each s3_threads value.
@@ -58,6 +59,7 @@ func runUploads(ctx context.Context, cfg *config, srv *s3server, work string, ou
 	fmt.Fprintf(out, "  checked: the same with the headers, then HeadObject: all s3store sends for an object\n")
 	fmt.Fprintf(out, "  drain:   files staged before timing; s3store.New with s3_threads N, until WaitUploaded\n")
 	fmt.Fprintf(out, "  store:   s3store.New with s3_threads N; N goroutines Put (staging, fsync) every object, then WaitUploaded\n")
+	fmt.Fprintf(out, "  batched: s3store.New with s3_threads N; the objects staged %d at a time as the archive's commits stage them (NewBatch, one syncfs), then WaitUploaded\n", commitBatch)
 	for _, t := range cfg.threads {
 		res, err := uploadAll(ctx, srv, work, objs, t)
 		if err != nil {
@@ -86,6 +88,9 @@ func uploadAll(ctx context.Context, srv *s3server, work string, objs [][]byte, t
 	}
 	if res.store, err = storeFull(ctx, srv, filepath.Join(work, fmt.Sprintf("store%d", t)), objs, t); err != nil {
 		return res, fmt.Errorf("store: %w", err)
+	}
+	if res.batched, err = storeBatched(ctx, srv, filepath.Join(work, fmt.Sprintf("batched%d", t)), objs, t); err != nil {
+		return res, fmt.Errorf("batched: %w", err)
 	}
 	return res, nil
 }
