@@ -48,25 +48,11 @@ func storeDrain(ctx context.Context, srv *s3server, dir string, objs [][]byte, t
 // storeFull times t goroutines putting every object into a started store, then the wait
 // until it has uploaded them all.
 func storeFull(ctx context.Context, srv *s3server, dir string, objs [][]byte, t int) (leg, error) {
-	tenant := filepath.Base(dir)
-	store, err := s3store.New(storeConfig(srv, dir, t), nil)
-	if err != nil {
-		return leg{}, err
-	}
-	defer store.Close()
-	l, err := measure(srv, func() error {
-		err := forEach(ctx, len(objs), t, func(i int) error {
+	return storeTimed(ctx, srv, dir, objs, t, func(store *s3store.Store, tenant string) error {
+		return forEach(ctx, len(objs), t, func(i int) error {
 			return store.Put(ctx, archive.MessageKey(tenant, int64(i+1)), objs[i])
 		})
-		if err != nil {
-			return err
-		}
-		return store.WaitUploaded(ctx)
 	})
-	if err != nil {
-		return l, err
-	}
-	return l, checkUploaded(ctx, store, dir, tenant, len(objs))
 }
 
 // commitBatch is the files of one batched leg's commit: the importer's default batch.
@@ -76,13 +62,7 @@ const commitBatch = 200
 // them (archive.BatchStore: commitBatch files staged together, one commit after the
 // other, each durable before the next), then the wait until it has uploaded them all.
 func storeBatched(ctx context.Context, srv *s3server, dir string, objs [][]byte, t int) (leg, error) {
-	tenant := filepath.Base(dir)
-	store, err := s3store.New(storeConfig(srv, dir, t), nil)
-	if err != nil {
-		return leg{}, err
-	}
-	defer store.Close()
-	l, err := measure(srv, func() error {
+	return storeTimed(ctx, srv, dir, objs, t, func(store *s3store.Store, tenant string) error {
 		for start := 0; start < len(objs); start += commitBatch {
 			b := store.NewBatch(ctx)
 			for i := start; i < min(start+commitBatch, len(objs)); i++ {
@@ -91,6 +71,24 @@ func storeBatched(ctx context.Context, srv *s3server, dir string, objs [][]byte,
 			if err := b.Wait(); err != nil {
 				return err
 			}
+		}
+		return nil
+	})
+}
+
+// storeTimed starts a store with t upload workers staging under dir and times stage (which
+// hands it every object, as tenant's) and the wait until it has uploaded them all; then it
+// checks that they all are in the bucket.
+func storeTimed(ctx context.Context, srv *s3server, dir string, objs [][]byte, t int, stage func(*s3store.Store, string) error) (leg, error) {
+	tenant := filepath.Base(dir)
+	store, err := s3store.New(storeConfig(srv, dir, t), nil)
+	if err != nil {
+		return leg{}, err
+	}
+	defer store.Close()
+	l, err := measure(srv, func() error {
+		if err := stage(store, tenant); err != nil {
+			return err
 		}
 		return store.WaitUploaded(ctx)
 	})
