@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,8 +27,11 @@ func s3Env(t *testing.T, env map[string]string) {
 	env["S3_ACCESS_KEY"] = os.Getenv("TEST_S3_ACCESS_KEY")
 	env["S3_SECRET_KEY"] = os.Getenv("TEST_S3_SECRET_KEY")
 	env["S3_DIR"] = filepath.Join(env["MAILLEDGER_DATA_DIR"], "s3-staging")
-	env["S3_BUCKET_PREFIX"] = fmt.Sprintf("cmd%d.", os.Getpid())
+	env["S3_BUCKET_PREFIX"] = fmt.Sprintf("cmd%dt%d.", os.Getpid(), s3Tests.Add(1)) // buckets of this test's own
 }
+
+// s3Tests numbers the tests that use the object store, for their bucket prefixes.
+var s3Tests atomic.Int64
 
 // TestImportToTheObjectStoreThenLocalIsRefused: an import with S3_* set archives to the
 // object store and records the mode; a later command without them stops with exit 2.

@@ -101,7 +101,22 @@ func sendOne(c *smtp.Client, raw []byte) (string, error) {
 // serve`, which is killed with SIGKILL mid-run; after a restart every message that got a
 // 250 reads back byte-identical through GET /api/v1/messages/{id}/raw.
 func TestSMTPMessagesAcknowledgedBeforeAKillSurviveIt(t *testing.T) {
+	killMidSMTPAndReadBack(t, baseEnv(t))
+}
+
+// TestSMTPMessagesAcknowledgedBeforeAKillSurviveItInS3Mode: the same in S3 mode, where a
+// commit's files are staged as one batch and uploaded after it: every acknowledged
+// message reads back after the restart, whether its file was still staged or uploaded.
+func TestSMTPMessagesAcknowledgedBeforeAKillSurviveItInS3Mode(t *testing.T) {
 	env := baseEnv(t)
+	s3Env(t, env)
+	killMidSMTPAndReadBack(t, env)
+}
+
+// killMidSMTPAndReadBack runs `mailledger serve` on env, has 8 clients send to it until
+// 150 messages are acknowledged, kills it with SIGKILL while they still send, restarts it
+// and reads every acknowledged message back.
+func killMidSMTPAndReadBack(t *testing.T, env map[string]string) {
 	smtpAddr := freeAddr(t)
 	env["SMTP_ADDR"] = smtpAddr
 	s := startServe(t, env)
