@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -225,6 +226,56 @@ func (s *LocalStore) Get(_ context.Context, key string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s", ErrBlobNotFound, key)
 	}
 	return b, err
+}
+
+// GetFile is Get with the file's FileInfo, read from the same open file: DeleteIfSame
+// then removes exactly the file that was read.
+func (s *LocalStore) GetFile(_ context.Context, key string) ([]byte, fs.FileInfo, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%w: %s", ErrBlobNotFound, key)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", key, err)
+	}
+	return data, fi, nil
+}
+
+// DeleteIfSame removes the file under key if it is still the file fi describes (same
+// inode, size and modification time), and reports whether it did: a file written under
+// key since (renamed over it) stays. A missing file is not an error.
+func (s *LocalStore) DeleteIfSame(_ context.Context, key string, fi fs.FileInfo) (bool, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return false, err
+	}
+	now, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !os.SameFile(now, fi) || now.Size() != fi.Size() || !now.ModTime().Equal(fi.ModTime()) {
+		return false, nil
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	return true, nil
 }
 
 // Delete removes the file under key; a missing file is not an error (deletes are retried).

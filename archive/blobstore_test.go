@@ -41,3 +41,43 @@ func TestLocalStorePutBatchAndKeys(t *testing.T) {
 	_, err = os.Stat(filepath.Join(root, "acme", "00", "00", "250.m"))
 	assert.True(t, os.IsNotExist(err))
 }
+
+// DeleteIfSame removes the file GetFile read and nothing written under its key since:
+// s3store removes an uploaded staged file with it, after a Put of the same key may have
+// staged a new one.
+func TestLocalStoreDeleteIfSameKeepsAFileWrittenSince(t *testing.T) {
+	ctx := context.Background()
+	s, err := archive.NewLocalStore(t.TempDir())
+	require.NoError(t, err)
+	key := archive.MessageKey("acme", 7)
+
+	require.NoError(t, s.Put(ctx, key, []byte("first")))
+	data, fi, err := s.GetFile(ctx, key)
+	require.NoError(t, err)
+	assert.Equal(t, "first", string(data))
+	assert.EqualValues(t, 5, fi.Size())
+
+	require.NoError(t, s.Put(ctx, key, []byte("first"))) // the same bytes, a new file
+	removed, err := s.DeleteIfSame(ctx, key, fi)
+	require.NoError(t, err)
+	assert.False(t, removed, "a file renamed over the one read stays")
+	got, err := s.Get(ctx, key)
+	require.NoError(t, err)
+	assert.Equal(t, "first", string(got))
+
+	_, fi, err = s.GetFile(ctx, key)
+	require.NoError(t, err)
+	removed, err = s.DeleteIfSame(ctx, key, fi)
+	require.NoError(t, err)
+	assert.True(t, removed)
+	_, err = s.Get(ctx, key)
+	assert.ErrorIs(t, err, archive.ErrBlobNotFound)
+
+	removed, err = s.DeleteIfSame(ctx, key, fi)
+	require.NoError(t, err, "a file already gone is no error")
+	assert.False(t, removed)
+	_, _, err = s.GetFile(ctx, key)
+	assert.ErrorIs(t, err, archive.ErrBlobNotFound)
+	_, _, err = s.GetFile(ctx, "../etc/passwd")
+	assert.ErrorIs(t, err, archive.ErrBadKey)
+}

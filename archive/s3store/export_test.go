@@ -1,6 +1,9 @@
 package s3store
 
-import "context"
+import (
+	"context"
+	"io/fs"
+)
 
 // ObjectNames lists the objects of bucket, for tests that count uploads.
 func (s *Store) ObjectNames(ctx context.Context, bucket string) ([]string, error) {
@@ -28,3 +31,12 @@ func NewPaused(cfg Config) (*Store, error) { return newStore(cfg, nil) }
 
 // Resume starts the upload workers of a store made by NewPaused.
 func (s *Store) Resume() { s.up.startWorkers() }
+
+// UploadStaged uploads key's staged file as a worker does, without removing it; the
+// FileInfo it returns is what the worker hands to the remover.
+func (s *Store) UploadStaged(ctx context.Context, key string) (fs.FileInfo, error) {
+	return s.uploadStaged(ctx, key)
+}
+
+// RemoveStaged is the remover's work for one uploaded file.
+func (s *Store) RemoveStaged(key string, fi fs.FileInfo) { s.removeStaged(removal{key: key, fi: fi}) }

@@ -6,7 +6,9 @@
 //     archive.LocalStore does, and returns: a returned Put is durable.
 //  2. An upload service of s3_threads workers copies each staged file to its tenant's
 //     bucket and removes the staged file only once the store confirms its size and
-//     checksum. A restart scans the staging directory and uploads what is left.
+//     checksum (a remover goroutine deletes it, off the workers' path; a file staged again
+//     under the key meanwhile stays). A restart scans the staging directory and uploads
+//     what is left.
 //  3. Get reads the staged file if there is one, else the object.
 //  4. Delete removes the file from both places; it waits for an upload of the same key.
 //  5. Keys are archive.MessageKey(tenant, id): one bucket per tenant (s3_bucket_prefix +

@@ -108,6 +108,42 @@ func TestS3StoreCrashAfterUploadUploadsTheSameAgain(t *testing.T) {
 	assert.Equal(t, "twice", string(got))
 }
 
+// The remover deletes an uploaded staged file after the worker has moved on; a Put of the
+// same key in between renamed a new file over it, which must stay staged until its own
+// upload, and be what the store then holds.
+func TestS3StoreRemoverKeepsAFileStagedAgainMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t)
+	tenant := blobstoretest.Tenant(t)
+	key := archive.MessageKey(tenant, 11)
+	s, err := s3store.NewPaused(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+
+	require.NoError(t, s.Put(ctx, key, []byte("first")))
+	fi, err := s.UploadStaged(ctx, key)
+	require.NoError(t, err)
+	require.NotNil(t, fi)
+	require.NoError(t, s.Put(ctx, key, []byte("second")))
+	s.RemoveStaged(key, fi)
+	assert.True(t, staged(cfg, key), "the file staged after the upload stays")
+	got, err := s.Get(ctx, key)
+	require.NoError(t, err)
+	assert.Equal(t, "second", string(got))
+
+	s.Resume()
+	waitUploaded(t, s)
+	assert.False(t, staged(cfg, key), "its own upload removed it")
+	got, err = s.Get(ctx, key)
+	require.NoError(t, err)
+	assert.Equal(t, "second", string(got), "read from the store")
+
+	// The file the remover is handed is gone once WaitUploaded returns.
+	fi, err = s.UploadStaged(ctx, key)
+	require.NoError(t, err)
+	assert.Nil(t, fi, "nothing staged: nothing uploaded, nothing to remove")
+}
+
 func TestS3StoreDeleteStagedAndUploaded(t *testing.T) {
 	ctx := context.Background()
 	tenant := blobstoretest.Tenant(t)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 	"time"
 
@@ -13,23 +14,38 @@ import (
 // retryDelay is how long a worker waits before it queues a failed upload again.
 const retryDelay = 2 * time.Second
 
-// uploader is the upload service: a queue of staged keys and the workers that empty it.
-// It owns its goroutines; stop ends them.
+// maxRemovals bounds the uploaded files waiting for the remover; past it a worker removes
+// its file itself.
+const maxRemovals = 4096
+
+// uploader is the upload service: a queue of staged keys and the workers that empty it,
+// and a remover that deletes the staged files the workers uploaded, off their path (an
+// unlink costs about as much as a small upload's round trip on some file systems). It
+// owns its goroutines; stop ends them.
 type uploader struct {
 	s       *Store
 	threads int
 	retry   time.Duration
 
-	mu      sync.Mutex
-	queue   []string
-	queued  map[string]bool
-	busy    int
-	stopped bool
-	changed chan struct{} // closed and replaced on every change of the fields above
+	mu       sync.Mutex
+	queue    []string
+	queued   map[string]bool
+	busy     int
+	removals []removal // uploaded, their staged files not yet removed
+	removing int       // taken by the remover, not done yet
+	stopped  bool
+	changed  chan struct{} // closed and replaced on every change of the fields above
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+}
+
+// removal is a staged file whose upload the store confirmed: the file as it was read, so
+// that one staged again under the key since (a Put of the same message) is kept.
+type removal struct {
+	key string
+	fi  fs.FileInfo
 }
 
 func newUploader(s *Store, threads int) *uploader {
@@ -55,12 +71,14 @@ func (u *uploader) scan() error {
 	return nil
 }
 
-// startWorkers starts the upload workers.
+// startWorkers starts the upload workers and the remover.
 func (u *uploader) startWorkers() {
 	for range u.threads {
 		u.wg.Add(1)
 		go u.work()
 	}
+	u.wg.Add(1)
+	go u.remove()
 }
 
 // broadcast wakes everyone waiting for a change; u.mu is held.
@@ -118,11 +136,59 @@ func (u *uploader) work() {
 		if !ok {
 			return
 		}
-		if err := u.s.uploadStaged(u.ctx, key); err != nil && u.ctx.Err() == nil {
+		fi, err := u.s.uploadStaged(u.ctx, key)
+		if err != nil && u.ctx.Err() == nil {
 			u.s.log.Warn("s3 upload failed; retrying", "key", key, "err", err)
 			u.requeueLater(key)
 		}
+		if fi != nil && !u.handOver(removal{key: key, fi: fi}) {
+			u.s.removeStaged(removal{key: key, fi: fi})
+		}
 		u.finished()
+	}
+}
+
+// handOver queues r for the remover; false when the remover has enough to do (or is
+// gone): the caller removes the file itself.
+func (u *uploader) handOver(r removal) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.stopped || len(u.removals) >= maxRemovals {
+		return false
+	}
+	u.removals = append(u.removals, r)
+	u.broadcast()
+	return true
+}
+
+// remove is the remover: it deletes the uploaded staged files handed over, and on stop
+// those still queued before it returns (local unlinks: they do not wait for the store).
+// A removal lost in a crash only means a second upload of the same bytes at the next
+// start.
+func (u *uploader) remove() {
+	defer u.wg.Done()
+	for {
+		u.mu.Lock()
+		batch := u.removals
+		u.removals = nil
+		u.removing = len(batch)
+		stopped := u.stopped
+		ch := u.changed
+		u.mu.Unlock()
+		for _, r := range batch {
+			u.s.removeStaged(r)
+		}
+		if len(batch) > 0 {
+			u.mu.Lock()
+			u.removing = 0
+			u.broadcast()
+			u.mu.Unlock()
+			continue
+		}
+		if stopped {
+			return
+		}
+		<-ch
 	}
 }
 
@@ -137,11 +203,12 @@ func (u *uploader) requeueLater(key string) {
 	}
 }
 
-// waitIdle waits until the queue is empty and no upload is under way.
+// waitIdle waits until the queue is empty, no upload is under way and every uploaded
+// staged file is removed.
 func (u *uploader) waitIdle(ctx context.Context) error {
 	for {
 		u.mu.Lock()
-		idle := len(u.queue) == 0 && u.busy == 0
+		idle := len(u.queue) == 0 && u.busy == 0 && len(u.removals) == 0 && u.removing == 0
 		ch := u.changed
 		u.mu.Unlock()
 		if idle {
@@ -169,27 +236,36 @@ func (u *uploader) stop() error {
 	return nil
 }
 
-// uploadStaged uploads the staged file of key and, once the store confirmed it, removes
-// the staged file. A key no longer staged (deleted meanwhile) is done.
-func (s *Store) uploadStaged(ctx context.Context, key string) error {
+// uploadStaged uploads the staged file of key and returns its FileInfo once the store
+// confirmed it: the staged file may then be removed (removeStaged). A key no longer
+// staged (deleted meanwhile) is done: nil, nil.
+func (s *Store) uploadStaged(ctx context.Context, key string) (fs.FileInfo, error) {
 	loc, err := s.locate(key)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	unlock := s.locks.lock(key)
 	defer unlock()
-	data, err := s.staging.Get(ctx, key)
+	data, fi, err := s.staging.GetFile(ctx, key)
 	if errors.Is(err, archive.ErrBlobNotFound) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("s3 staging: %w", err)
+		return nil, fmt.Errorf("s3 staging: %w", err)
 	}
 	if err := s.upload(ctx, loc, data); err != nil {
-		return err
+		return nil, err
 	}
-	if err := s.staging.Delete(ctx, key); err != nil {
-		return fmt.Errorf("s3 staging: remove uploaded %s: %w", key, err)
+	return fi, nil
+}
+
+// removeStaged removes r's staged file if it is still the one uploaded: a Put or a commit
+// that staged the key again since renamed a new file over it, which stays (and is queued
+// for its own upload). A failure is logged: the file is uploaded again at the next start.
+func (s *Store) removeStaged(r removal) {
+	unlock := s.locks.lock(r.key)
+	defer unlock()
+	if _, err := s.staging.DeleteIfSame(context.Background(), r.key, r.fi); err != nil {
+		s.log.Warn("s3 staging: could not remove an uploaded file; it is uploaded again at the next start", "key", r.key, "err", err)
 	}
-	return nil
 }
