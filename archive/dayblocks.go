@@ -78,6 +78,15 @@ type blockWalk struct {
 	where  string
 	args   []any
 	counts bool
+	// indexCounts: the index's hits are the search's matches (indexHoldsMatches), so a
+	// block's are counted from the index alone where it can (blockHitCounter).
+	indexCounts bool
+}
+
+// blockHitCounter is a dayBlockWalker that counts the hits of a blockQuery from its index
+// alone, up to max+1, without looking a message up.
+type blockHitCounter interface {
+	blockHits(ctx context.Context, r queryer, blockQuery string, max int) (int, error)
 }
 
 // dayBlocksReady says whether every message of the archive has its block terms: those
@@ -173,7 +182,12 @@ func (a *Archive) searchBlocks(ctx context.Context, r queryer, q Query, w blockW
 			if perBlock {
 				limit = max(limit, left)
 			}
-			if err = r.QueryRowContext(ctx, count, append(args, limit)...).Scan(&n); err != nil {
+			if c, ok := w.index.(blockHitCounter); ok && w.indexCounts {
+				n, err = c.blockHits(ctx, r, args[0].(string), limit-1)
+			} else {
+				err = r.QueryRowContext(ctx, count, append(args, limit)...).Scan(&n)
+			}
+			if err != nil {
 				err = fmt.Errorf("count messages: %w", err)
 				return false
 			}

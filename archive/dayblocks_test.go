@@ -49,9 +49,10 @@ func TestDayBlocksCoverRange(t *testing.T) {
 
 // blockFixture is a message of the block-walk tests as the oracle sees it.
 type blockFixture struct {
-	id    int64
-	date  time.Time
-	words map[string]bool
+	id     int64
+	date   time.Time
+	words  map[string]bool
+	sender int // s<sender>@x.test
 }
 
 // TestSearchDayBlocksMatchOracle: with the drive cap lowered so that the words of a few
@@ -97,7 +98,7 @@ func TestSearchDayBlocksMatchOracle(t *testing.T) {
 				p, err := arc.Prepare(Incoming{Tenant: "default", Raw: raw})
 				require.NoError(t, err)
 				prepared = append(prepared, p)
-				pending = append(pending, blockFixture{date: date, words: words})
+				pending = append(pending, blockFixture{date: date, words: words, sender: i})
 			}
 			res, err := arc.Commit(ctx, prepared)
 			require.NoError(t, err)
@@ -140,7 +141,53 @@ func TestSearchDayBlocksMatchOracle(t *testing.T) {
 			}
 			searchMatchesOracle(t, arc, d, cases, fixtures)
 		}
+		assertIndexCounts(t, arc, true)
+
+		// Erased messages leave the index in the erasure's transaction, so in an archive of
+		// one tenant the index's hits are still the matches: totals and the walk's counts
+		// come from the index alone (indexHoldsMatches) and must not count them.
+		var erasedSenders []string
+		for i := 1; i < 10; i++ {
+			erasedSenders = append(erasedSenders, fmt.Sprintf("s%d@x.test", i))
+		}
+		var zeta [][]byte // a rare word, its count within the drive cap: the plan's count is the total
+		for i, from := range []string{"gone@x.test", "kept@x.test", "gone@x.test", "kept@x.test", "gone@x.test"} {
+			zeta = append(zeta, archivetest.Message(from, []string{"r@y.test"}, nil, fmt.Sprintf("z%d", i), "zeta", base.Add(time.Duration(i)*time.Hour)))
+		}
+		commitRaw(t, arc, "default", zeta...)
+		n, err := arc.Erase(ctx, EraseRequest{Tenant: "default", RequestID: "GDPR-2026-00042", Addresses: append(erasedSenders, "gone@x.test"), Today: time.Now()})
+		require.NoError(t, err)
+		fixtures = slices.DeleteFunc(fixtures, func(f blockFixture) bool { return f.sender >= 1 && f.sender < 10 })
+		require.Equal(t, 4*100-len(fixtures)+3, n, "erased")
+		searchMatchesOracle(t, arc, d, cases, fixtures)
+		assertIndexCounts(t, arc, true)
+		msgs, total, err := arc.Search(ctx, Query{Tenant: "default", Text: "zeta"})
+		require.NoError(t, err)
+		assert.Equal(t, 2, total, "the erased messages are not counted")
+		assert.Len(t, msgs, 2)
+
+		// Another tenant's mail with the same words: its hits are in the index too, so the
+		// counts look each message up again (but where the index is keyed by tenant).
+		var other [][]byte
+		for i := range 40 {
+			other = append(other, archivetest.Message("o@z.test", []string{"r@y.test"}, nil, fmt.Sprintf("o%d", i),
+				"alpha beta gamma delta filler", base.Add(time.Duration(i)*24*time.Hour)))
+		}
+		commitRaw(t, arc, "other", other...)
+		searchMatchesOracle(t, arc, d, cases, fixtures)
+		assertIndexCounts(t, arc, d == database.MySQL)
 	})
+}
+
+// assertIndexCounts checks whether a search by text alone counts its matches from the
+// index alone: the total known from the plan, or the day blocks counted in the index.
+func assertIndexCounts(t *testing.T, arc *Archive, want bool) {
+	t.Helper()
+	q := Query{Tenant: "default", Text: "alpha", Offset: 7}
+	st, err := arc.searchStatements(context.Background(), arc.db, &q)
+	require.NoError(t, err)
+	got := st.totalKnown || st.blocks != nil && st.blocks.indexCounts
+	assert.Equal(t, want, got, "alpha counted from the index alone")
 }
 
 // searchMatchesOracle runs every case and compares its page and total with the fixtures'.

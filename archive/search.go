@@ -153,6 +153,11 @@ func (sqliteIndex) blockQuery(text analyzer.Query, terms ...string) string {
 	return ftsQuery(text) + ` AND ("` + strings.Join(terms, `" OR "`) + `")`
 }
 
+// blockHits counts a block's hits in the FTS5 index alone (posting lists only).
+func (sqliteIndex) blockHits(ctx context.Context, r queryer, blockQuery string, max int) (int, error) {
+	return countHits(ctx, r, database.SQLite, `SELECT rowid FROM message_search WHERE message_search MATCH ?`, []any{blockQuery}, max)
+}
+
 func (sqliteIndex) blockMatch() string {
 	return `m.id IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)`
 }

@@ -209,6 +209,12 @@ func (x *mysqlIndex) hits(ctx context.Context, r queryer, d database.Dialect, te
 	return countHits(ctx, r, d, `SELECT id FROM search_term WHERE tenant_id = ? AND term = ?`, []any{tenant, text.Terms[0]}, max)
 }
 
+// exactHits: hits counts the tenant's messages holding the first term, which are those
+// holding the text when it is that term alone.
+func (*mysqlIndex) exactHits(text analyzer.Query) bool {
+	return len(text.Terms) == 1 && len(text.Prefixes) == 0
+}
+
 // driveCap: a range of the primary key and an InnoDB lookup by primary key a hit, several
 // times SQLite's cost a row.
 func (*mysqlIndex) driveCap() int { return 20000 }

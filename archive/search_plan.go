@@ -48,7 +48,10 @@ func (a *Archive) Search(ctx context.Context, q Query) ([]Message, int, error) {
 		if err != nil {
 			return err
 		}
-		if st.blocks == nil || !st.blocks.counts {
+		switch {
+		case st.totalKnown:
+			total = st.total
+		case st.blocks == nil || !st.blocks.counts:
 			if total, err = a.searchTotal(ctx, r, st); err != nil {
 				return err
 			}
@@ -132,6 +135,10 @@ type searchStatements struct {
 	// listed): run first, its answer is the total when it reaches MaxTotal+1.
 	listedCount     string
 	listedCountArgs []any
+	// totalKnown: the plan counted the matches already (searchPlan's total), up to
+	// MaxTotal+1; no count statement runs.
+	total      int
+	totalKnown bool
 }
 
 // searchStatements plans q (its Limit defaulted), reading through r, and returns its count
@@ -150,9 +157,11 @@ func (a *Archive) searchStatements(ctx context.Context, r queryer, q *Query) (se
 		return searchStatements{}, err
 	}
 	st := searchStatements{
-		count:     a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM ` + p.from + ` WHERE ` + p.where + ` LIMIT ?) matches`),
-		countArgs: append(append([]any{}, p.args...), MaxTotal+1),
-		blocks:    p.blocks,
+		count:      a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM ` + p.from + ` WHERE ` + p.where + ` LIMIT ?) matches`),
+		countArgs:  append(append([]any{}, p.args...), MaxTotal+1),
+		blocks:     p.blocks,
+		total:      p.total,
+		totalKnown: p.totalKnown,
 	}
 	if p.listed != nil {
 		st.listedCount = a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one FROM ` + p.listed.from + ` WHERE ` + p.listed.where + ` LIMIT ?) matches`)
@@ -225,6 +234,11 @@ type searchPlan struct {
 	// them that reaches MaxTotal+1 is the search's total (in an archive of one tenant, as
 	// good as always; else the total is counted from the index after it).
 	listed *plannedDriver
+	// total is the number of matches up to MaxTotal+1 when totalKnown: the index's count
+	// of the text's hits, for a search by text alone whose hits are all its matches
+	// (indexHoldsMatches).
+	total      int
+	totalKnown bool
 }
 
 // plannedDriver is a FROM clause that reads an index before metadata m, with the WHERE
@@ -269,6 +283,8 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 	var common bool // the text's hits were estimated, not counted: far more than the cap
 	var restWhere string
 	var restArgs []any
+	var total int
+	var totalKnown, indexCounts bool
 	if !text.Empty() {
 		if driveFrom, cond, condArgs, ok := p.driveFrom(text); ok {
 			restWhere, restArgs = a.conditions(q, analyzer.Query{})
@@ -279,6 +295,15 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 			}
 			common = n > limit*commonFactor
 			textDriver = &d
+			if q.textAlone() {
+				if indexCounts, err = a.indexHoldsMatches(ctx, r, p, q.Tenant, text); err != nil {
+					return plain, err
+				}
+				// n is an exact count of the hits up to limit+1, or an estimate (common).
+				if indexCounts && !common && (n <= limit || limit >= MaxTotal) {
+					total, totalKnown = min(n, MaxTotal+1), true
+				}
+			}
 			if l, ok := p.(hitLister); ok && ids != nil {
 				from, listArgs := l.listFrom(ids)
 				listed = &plannedDriver{from, restWhere, append(listArgs, restArgs...), pageOrder}
@@ -304,8 +329,9 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 			consider(plannedDriver{a.drivenFrom(src.sql), where, append(append([]any{}, src.args...), args...), pageOrder}, n, false)
 		}
 	}
+	plain.total, plain.totalKnown = total, totalKnown
 	if best >= 0 {
-		return searchPlan{plannedDriver: drivers[best], drives: true}, nil
+		return searchPlan{plannedDriver: drivers[best], drives: true, total: total, totalKnown: totalKnown}, nil
 	}
 	if textDriver != nil && q.textOnly() {
 		plain.plannedDriver = plannedDriver{textDriver.from, textDriver.where, textDriver.args, pageOrder}
@@ -321,7 +347,8 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 			return plain, fmt.Errorf("day blocks: %w", err)
 		}
 		if ready {
-			plain.blocks = &blockWalk{index: w, text: text, where: restWhere, args: restArgs, counts: !q.textOnly() || common}
+			plain.blocks = &blockWalk{index: w, text: text, where: restWhere, args: restArgs, counts: !q.textOnly() || common,
+				indexCounts: indexCounts}
 		}
 	}
 	return plain, nil
@@ -373,6 +400,32 @@ func (a *Archive) textHits(ctx context.Context, r queryer, p searchPlanner, tena
 	}
 	n, err := p.hits(ctx, r, a.db.Dialect, tenant, text, limit)
 	return n, nil, err
+}
+
+// tenantHitsCounter is a searchPlanner whose hits (its hits and listHits) are the searched
+// tenant's only: MySQL's search_term is keyed by tenant. Its exactHits says whether hits
+// counts the messages holding the whole text (MySQL counts its first term's).
+type tenantHitsCounter interface {
+	exactHits(text analyzer.Query) bool
+}
+
+// indexHoldsMatches says whether the index's hits for text are exactly the matches of a
+// search of tenant by text alone, so that their count is the search's total and no
+// message needs to be looked up for it. The full-text index holds visible messages only:
+// a commit adds a message's row with its metadata, and erasure (markErased) and purge
+// (purgeMessages) take it out in the transaction that hides the message; reindex writes
+// only visible ones. So the hits are matches when they are all the tenant's: always where
+// the index is keyed by tenant, else when the archive holds no other tenant's mail.
+func (a *Archive) indexHoldsMatches(ctx context.Context, r queryer, p searchPlanner, tenant string, text analyzer.Query) (bool, error) {
+	if t, ok := p.(tenantHitsCounter); ok {
+		return t.exactHits(text), nil
+	}
+	var lo, hi sql.NullString
+	err := r.QueryRowContext(ctx, `SELECT (SELECT MIN(tenant_id) FROM metadata), (SELECT MAX(tenant_id) FROM metadata)`).Scan(&lo, &hi)
+	if err != nil {
+		return false, fmt.Errorf("tenants of the archive: %w", err)
+	}
+	return lo.Valid && lo.String == tenant && hi.String == tenant, nil
 }
 
 // hitSource is an address condition read from address_role alone: sql selects the

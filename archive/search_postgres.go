@@ -170,6 +170,13 @@ func (pgIndex) blockQuery(text analyzer.Query, terms ...string) string {
 	return tsQuery(text) + " & (" + strings.Join(quoted, " | ") + ")"
 }
 
+// blockHits counts a block's hits in the GIN index alone: the heap pages of message_search
+// are read for visibility only, no message is looked up (8 µs a hit with the lookup at a
+// million messages, 2 without).
+func (pgIndex) blockHits(ctx context.Context, r queryer, blockQuery string, max int) (int, error) {
+	return countHits(ctx, r, database.Postgres, `SELECT 1 FROM message_search WHERE document @@ ?::tsquery`, []any{blockQuery}, max)
+}
+
 func (pgIndex) blockMatch() string {
 	return `m.id IN (SELECT id FROM message_search WHERE document @@ ?::tsquery)`
 }
