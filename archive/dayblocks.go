@@ -175,7 +175,8 @@ func (a *Archive) searchBlocks(ctx context.Context, r queryer, q Query, w blockW
 		if want == 0 && (!perBlock || left <= 0) {
 			return false
 		}
-		args := append([]any{w.index.blockQuery(w.text, b.term), b.from * daySeconds << dateKeyIDBits, b.to * daySeconds << dateKeyIDBits}, w.args...)
+		bq := w.index.blockQuery(w.text, b.term)
+		args := append([]any{bq, b.from * daySeconds << dateKeyIDBits, b.to * daySeconds << dateKeyIDBits}, w.args...)
 		n := skip + want
 		if perBlock || skip > 0 {
 			limit := skip + want
@@ -183,7 +184,7 @@ func (a *Archive) searchBlocks(ctx context.Context, r queryer, q Query, w blockW
 				limit = max(limit, left)
 			}
 			if c, ok := w.index.(blockHitCounter); ok && w.indexCounts {
-				n, err = c.blockHits(ctx, r, args[0].(string), limit-1)
+				n, err = c.blockHits(ctx, r, bq, limit-1)
 			} else {
 				err = r.QueryRowContext(ctx, count, append(args, limit)...).Scan(&n)
 			}
