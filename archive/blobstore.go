@@ -216,16 +216,9 @@ func syncDir(dir string) error {
 }
 
 // Get reads the file under key.
-func (s *LocalStore) Get(_ context.Context, key string) ([]byte, error) {
-	p, err := s.path(key)
-	if err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s", ErrBlobNotFound, key)
-	}
-	return b, err
+func (s *LocalStore) Get(ctx context.Context, key string) ([]byte, error) {
+	data, _, err := s.GetFile(ctx, key)
+	return data, err
 }
 
 // GetFile is Get with the file's FileInfo, read from the same open file: DeleteIfSame

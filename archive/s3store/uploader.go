@@ -141,8 +141,8 @@ func (u *uploader) work() {
 			u.s.log.Warn("s3 upload failed; retrying", "key", key, "err", err)
 			u.requeueLater(key)
 		}
-		if fi != nil && !u.handOver(removal{key: key, fi: fi}) {
-			u.s.removeStaged(removal{key: key, fi: fi})
+		if r := (removal{key: key, fi: fi}); fi != nil && !u.handOver(r) {
+			u.s.removeStaged(r)
 		}
 		u.finished()
 	}
