@@ -126,7 +126,8 @@ func purgeCandidates(ctx context.Context, tx *database.Tx, cutoff any, limit int
 	return out, rows.Err()
 }
 
-// purgeMessages deletes the files and index entries of batch and marks its rows deleted.
+// purgeMessages deletes the files, index entries and (but of erased messages) address
+// roles of batch and marks its rows deleted.
 func (a *Archive) purgeMessages(ctx context.Context, tx *database.Tx, batch []purgeCandidate) error {
 	ids := make([]int64, len(batch))
 	for i, c := range batch {
@@ -137,6 +138,12 @@ func (a *Archive) purgeMessages(ctx context.Context, tx *database.Tx, batch []pu
 	}
 	if err := a.index.remove(ctx, tx, ids); err != nil {
 		return fmt.Errorf("remove purged messages from the index: %w", err)
+	}
+	// The address roles go with the message, but an erased one's: its file may come back
+	// from a backup (ReturnedFiles), and a legal hold must still find it then. A search
+	// by address counts its matches from what is left (addressTotal).
+	if err := removeIDs(ctx, tx, `DELETE FROM address_role WHERE id IN (SELECT id FROM metadata WHERE erased_by IS NULL AND id IN `, ids, `)`); err != nil {
+		return fmt.Errorf("remove purged messages' address roles: %w", err)
 	}
 	q := `UPDATE metadata SET deleted = 1 WHERE id IN (` + database.InList(len(ids)) + `)`
 	if _, err := tx.Exec(ctx, q, int64Args(ids)...); err != nil {

@@ -121,3 +121,36 @@ func beforeAddressRoles(t *testing.T, d database.Dialect) (db *database.DB, now,
 	return db, database.TimeArg(d, time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)),
 		database.TimeArg(d, time.Date(2036, 1, 5, 8, 0, 0, 0, time.UTC))
 }
+
+// TestPurgedRolesMigration: the migration that came with purge removing the address roles
+// of the messages it deletes removes those a purge left before, and keeps an erased
+// message's (a legal hold must find it should its file come back from a backup).
+func TestPurgedRolesMigration(t *testing.T) {
+	version := map[database.Dialect]int64{database.SQLite: 27, database.Postgres: 30, database.MySQL: 28}
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		ctx := context.Background()
+		db := dbtest.Open(t, d)
+		arc := openArchive(t, db)
+		var batch []*archive.Prepared
+		for i := range 4 {
+			p, err := arc.Prepare(archive.Incoming{Tenant: "acme", Raw: []byte(fmt.Sprintf(
+				"From: a@x.test\r\nTo: b@y.test\r\nSubject: m%d\r\nDate: Mon, 5 Jan 2026 08:00:0%d +0000\r\n\r\nbody\r\n", i, i))})
+			require.NoError(t, err)
+			batch = append(batch, p)
+		}
+		res, err := arc.Commit(ctx, batch)
+		require.NoError(t, err)
+		// What a purge before the change left: a purged message's roles, and an erased one's.
+		_, err = db.ExecContext(ctx, db.Rebind(`UPDATE metadata SET deleted = 1 WHERE id = ?`), res[0].ID)
+		require.NoError(t, err)
+		_, err = db.ExecContext(ctx, db.Rebind(`UPDATE metadata SET deleted = 1, erased_by = 'GDPR-2026-00001' WHERE id = ?`), res[1].ID)
+		require.NoError(t, err)
+		require.NoError(t, migrations.DownTo(ctx, db, version[d]-1))
+		require.NoError(t, migrations.Up(ctx, db))
+		for i, want := range []int{0, 2, 2, 2} { // a sender's and a recipient's role each
+			var n int
+			require.NoError(t, db.QueryRowContext(ctx, db.Rebind(`SELECT COUNT(*) FROM address_role WHERE id = ?`), res[i].ID).Scan(&n))
+			assert.Equal(t, want, n, "roles of message %d", i)
+		}
+	})
+}

@@ -321,6 +321,11 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 		if err != nil {
 			return plain, fmt.Errorf("count address hits: %w", err)
 		}
+		if q.addressAlone() {
+			if total, totalKnown, err = a.addressTotal(ctx, r, q.Tenant, src, n, limit); err != nil {
+				return plain, err
+			}
+		}
 		if walks { // the walk is the condition: the others are tested on each message
 			rest, restArgs := a.conditions(src.without(q), text)
 			consider(plannedDriver{a.walkFrom(), src.ordered + ` AND ` + rest,
@@ -420,12 +425,55 @@ func (a *Archive) indexHoldsMatches(ctx context.Context, r queryer, p searchPlan
 	if t, ok := p.(tenantHitsCounter); ok {
 		return t.exactHits(text), nil
 	}
+	return onlyTenant(ctx, r, tenant)
+}
+
+// onlyTenant says whether every message of the archive, in any state, is tenant's: two
+// probes of an index that leads with tenant_id.
+func onlyTenant(ctx context.Context, r queryer, tenant string) (bool, error) {
 	var lo, hi sql.NullString
 	err := r.QueryRowContext(ctx, `SELECT (SELECT MIN(tenant_id) FROM metadata), (SELECT MAX(tenant_id) FROM metadata)`).Scan(&lo, &hi)
 	if err != nil {
 		return false, fmt.Errorf("tenants of the archive: %w", err)
 	}
 	return lo.Valid && lo.String == tenant && hi.String == tenant, nil
+}
+
+// maxErasedScan bounds the erased messages addressTotal reads to find those among an
+// address's hits; past it the search counts its matches by looking each hit up.
+const maxErasedScan = 10000
+
+// addressTotal returns the total of a search by one address condition alone (src, whose
+// hits, the distinct messages of its address_role rows, the plan counted up to limit+1)
+// without looking each hit up, when the archive holds no other tenant's mail. address_role
+// holds the roles of visible and of erased messages only: purge removes those of the
+// messages it deletes, but of erased ones (whose files may come back from a backup, when
+// a legal hold must still find them: ReturnedFiles). So the matches are the hits less the
+// erased messages among them, found from the erased messages' side (metadata_erased_by),
+// a handful where the hits can be a fifth of the archive. ok is false where that does not
+// hold or the count would not be exact: Search then counts as before.
+func (a *Archive) addressTotal(ctx context.Context, r queryer, tenant string, src hitSource, hits, limit int) (total int, ok bool, err error) {
+	if limit < MaxTotal {
+		return 0, false, nil
+	}
+	if one, err := onlyTenant(ctx, r, tenant); err != nil || !one {
+		return 0, false, err
+	}
+	var scanned, erased int
+	q := `SELECT COUNT(*), COALESCE(SUM(hit), 0) FROM (SELECT CASE WHEN ` + src.test + ` THEN 1 ELSE 0 END AS hit
+		FROM metadata m WHERE m.erased_by IS NOT NULL LIMIT ?) e`
+	if err := r.QueryRowContext(ctx, a.db.Rebind(q), append(append([]any{}, src.testArgs...), maxErasedScan+1)...).Scan(&scanned, &erased); err != nil {
+		return 0, false, fmt.Errorf("erased messages among the hits: %w", err)
+	}
+	switch {
+	case scanned > maxErasedScan:
+		return 0, false, nil
+	case hits <= limit: // every hit counted
+		return min(hits-erased, MaxTotal+1), true, nil
+	case limit+1-erased > MaxTotal: // more matches than MaxTotal whatever the hits not counted
+		return MaxTotal + 1, true, nil
+	}
+	return 0, false, nil
 }
 
 // hitSource is an address condition read from address_role alone: sql selects the
@@ -527,6 +575,12 @@ func (a *Archive) drivenFrom(hits string) string {
 		return `(` + hits + `) h STRAIGHT_JOIN metadata m ON m.id = h.id`
 	}
 	return `(` + hits + `) h CROSS JOIN metadata m ON m.id = h.id`
+}
+
+// addressAlone says whether q selects by one address condition (from= or to=) only.
+func (q Query) addressAlone() bool {
+	return (q.From == "") != (q.To == "") && q.Text == "" && q.Participant == "" && q.Tag == "" && !q.Attachments &&
+		q.DateFrom.IsZero() && q.DateTo.IsZero()
 }
 
 // textAlone says whether q selects by text only.
