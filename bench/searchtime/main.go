@@ -19,6 +19,8 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +36,8 @@ func main() {
 	runs := flag.Int("n", 7, "runs of each query")
 	tenant := flag.String("tenant", "default", "tenant searched")
 	clients := flag.Int("clients", 1, "concurrent clients, each running every query -n times")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed queries to this file")
+	mutexProfile := flag.String("mutexprofile", "", "write a profile of the contended mutexes to this file")
 	flag.Parse()
 	if *url == "" || flag.NArg() == 0 || *runs < 1 || *clients < 1 {
 		log.Fatal("usage: searchtime -db URL [-n RUNS] [-clients N] QUERY...")
@@ -62,6 +66,14 @@ func main() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
+	if *cpuProfile != "" {
+		stop := startCPUProfile(*cpuProfile)
+		defer stop()
+	}
+	if *mutexProfile != "" {
+		runtime.SetMutexProfileFraction(1)
+		defer writeProfile("mutex", *mutexProfile)
+	}
 	for _, arg := range flag.Args() {
 		q, err := parseQuery(*tenant, arg)
 		if err != nil {
@@ -134,3 +146,32 @@ func parseQuery(tenant, arg string) (archive.Query, error) {
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// startCPUProfile starts a CPU profile into path and returns what stops and writes it.
+func startCPUProfile(path string) func() {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		log.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// writeProfile writes the named runtime profile (mutex, block) to path.
+func writeProfile(name, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		log.Fatal(err)
+	}
+}
