@@ -4,7 +4,7 @@ import "time"
 
 // The date key orders messages as every search page does: newest first by the message's
 // date (the Date header, else the arrival) to the second, then by id. It is one integer so
-// that an index of it gives pages in order: metadata_tenant_datekey on every database, and
+// that an index of it gives pages in order: metadata_tenant_datekey_visible on every database, and
 // on SQLite address_role's walks by address and by domain. (SQLite's FTS5 index stays
 // keyed by id: keyed by date its posting lists grew too large; docs/performance.md, "The
 // date key in FTS5".)

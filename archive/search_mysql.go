@@ -237,7 +237,7 @@ func (x *mysqlIndex) driveFrom(q analyzer.Query) (from, cond string, args []any,
 }
 
 // pagePrefix asks MariaDB (10.6.20, 10.11.10, 11.4.4 and later) to weigh the LIMIT of a
-// text search's page when it orders the join: a common word then walks metadata_tenant_datekey
+// text search's page when it orders the join: a common word then walks metadata_tenant_datekey_visible
 // newest first and stops after a page, a rare one reads its terms and sorts them. The ratio
 // is how many times cheaper the walk must look: InnoDB estimates a word's rows about twice
 // too high, so with k words the walk looks 2^(k-1) times better than it is. On the
