@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/bench/internal/benchenv"
 	"github.com/mailledger/mailledger/database"
 )
 
@@ -66,10 +67,11 @@ func main() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	if *cpuProfile != "" {
-		stop := startCPUProfile(*cpuProfile)
-		defer stop()
+	stopProfile, err := benchenv.StartCPUProfile(*cpuProfile)
+	if err != nil {
+		log.Fatal(err)
 	}
+	defer stopProfile()
 	if *mutexProfile != "" {
 		runtime.SetMutexProfileFraction(1)
 		defer writeProfile("mutex", *mutexProfile)
@@ -146,23 +148,6 @@ func parseQuery(tenant, arg string) (archive.Query, error) {
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// startCPUProfile starts a CPU profile into path and returns what stops and writes it.
-func startCPUProfile(path string) func() {
-	f, err := os.Create(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		log.Fatal(err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			log.Fatal(err)
-		}
-	}
-}
 
 // writeProfile writes the named runtime profile (mutex, block) to path.
 func writeProfile(name, path string) {
