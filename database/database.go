@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -97,14 +98,22 @@ const (
 	sqliteMmapBytes      = 2 << 30
 	sqliteWriterCacheKiB = 65536
 	sqliteReaderCacheKiB = 8192
-	sqliteReaders        = 8
 )
+
+// sqliteReaders is the size of SQLite's readers' pool: two connections a processor, at
+// least 4. Past the 2 GB the map covers, every page a reader takes goes through one page
+// cache behind one mutex for all connections (this build of SQLite manages its memory
+// globally), and more readers than that only wait on it: at a million messages, 8
+// clients, on 2 processors, a common word's page at offset 5,000 took 346 to 608 ms p99
+// with 8 readers and 262 to 424 with 4, its median 210 to 240 ms either way; the searches
+// wait for a connection instead (docs/performance.md, "SQLite: fewer readers").
+func sqliteReaders() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 func (db *DB) tunePool() {
 	switch db.Dialect {
 	case SQLite:
-		db.SetMaxOpenConns(sqliteReaders)
-		db.SetMaxIdleConns(sqliteReaders)
+		db.SetMaxOpenConns(sqliteReaders())
+		db.SetMaxIdleConns(sqliteReaders())
 		db.writer.SetMaxOpenConns(1)
 		db.writer.SetMaxIdleConns(1)
 	default:

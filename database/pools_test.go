@@ -3,6 +3,7 @@ package database_test
 import (
 	"context"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -40,6 +41,8 @@ func TestSQLiteWriterAndReaderPools(t *testing.T) {
 	// 2 GiB asked for, capped by SQLite at its SQLITE_MAX_MMAP_SIZE (2 GB less 64 KiB)
 	assert.Equal(t, int64(2147418112), readerMmap, "a reader maps the database file")
 	assert.Equal(t, int64(2147418112), writerMmap, "the writer maps the database file")
+	// two readers a processor, at least 4 (docs/performance.md, "SQLite: fewer readers")
+	assert.Equal(t, max(4, 2*runtime.GOMAXPROCS(0)), db.Stats().MaxOpenConnections, "the readers' pool")
 
 	_, err = db.ExecContext(ctx, `CREATE TABLE pool_probe (id INTEGER PRIMARY KEY, w INTEGER NOT NULL)`)
 	require.NoError(t, err)

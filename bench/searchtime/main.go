@@ -39,6 +39,7 @@ func main() {
 	clients := flag.Int("clients", 1, "concurrent clients, each running every query -n times")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed queries to this file")
 	mutexProfile := flag.String("mutexprofile", "", "write a profile of the contended mutexes to this file")
+	readers := flag.Int("readers", 0, "connections of the readers' pool (0: database.Open's)")
 	flag.Parse()
 	if *url == "" || flag.NArg() == 0 || *runs < 1 || *clients < 1 {
 		log.Fatal("usage: searchtime -db URL [-n RUNS] [-clients N] QUERY...")
@@ -48,6 +49,10 @@ func main() {
 		log.Fatal(err)
 	}
 	defer db.Close()
+	if *readers > 0 {
+		db.SetMaxOpenConns(*readers)
+		db.SetMaxIdleConns(*readers)
+	}
 	// Search reads no message file: an empty store and a fresh keyring will do.
 	dir, err := os.MkdirTemp("", "searchtime")
 	if err != nil {
