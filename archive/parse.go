@@ -144,10 +144,8 @@ func (p *Parser) parseFor(raw []byte, split, terms bool) (out *Parsed, why, err 
 		c := newTermCollector(p)
 		c.header(fields, roles)
 		c.parts(root, 0)
-		out.Terms, out.ParseNote = c.set.Terms(), joinNotes(note, c.note())
-		if p.Positions {
-			out.Positioned = c.set.Positioned()
-		}
+		out.ParseNote = joinNotes(note, c.note())
+		out.Terms, out.Positioned = c.terms(p.Positions)
 	}
 	return out, why, nil
 }

@@ -14,6 +14,7 @@ import (
 	"net/textproto"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -329,4 +330,34 @@ func TestParseKeepsRawBytes(t *testing.T) {
 	assert.Equal(t, orig, raw)
 	assert.Equal(t, sha256.Sum256(orig), m.Digest)
 	assert.Equal(t, []byte{0, 1, 2, 3}, m.Attachments[0].Content)
+}
+
+// The analyzer's term sets are kept from one message to the next (termSets): a message's
+// terms and positions are the same whatever was parsed before it, and stay its own after
+// the set has served other messages.
+func TestParseTermsIndependentOfEarlierMessages(t *testing.T) {
+	small := []byte("From: Ann <ann@example.com>\r\nTo: bob@example.org\r\nSubject: quarterly report\r\n\r\nThe quarterly report is attached.\r\n")
+	var body strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&body, "word%d filler%d ", i, i%7)
+	}
+	large := []byte("From: carol@example.net\r\nSubject: a long one\r\n\r\n" + body.String() + "\r\n")
+
+	fresh, err := archive.NewParser("").Parse(small)
+	require.NoError(t, err)
+	want, wantPos := slices.Clone(fresh.Terms), fresh.Positioned
+
+	p := archive.NewParser("")
+	first, err := p.Parse(small)
+	require.NoError(t, err)
+	for range 3 {
+		_, err := p.Parse(large)
+		require.NoError(t, err)
+		again, err := p.Parse(small)
+		require.NoError(t, err)
+		assert.Equal(t, want, again.Terms, "after a larger message")
+		assert.Equal(t, wantPos, again.Positioned, "positions after a larger message")
+	}
+	assert.Equal(t, want, first.Terms, "the terms of a message parsed before others, kept")
+	assert.Equal(t, wantPos, first.Positioned)
 }

@@ -115,6 +115,19 @@ const ftsPairJoin = "_"
 // ftsTerm is a term as the FTS5 index stores it.
 func ftsTerm(t string) string { return strings.ReplaceAll(t, analyzer.PairSeparator, ftsPairJoin) }
 
+// writeFTSTerm writes ftsTerm(t) to b without making the string.
+func writeFTSTerm(b *strings.Builder, t string) {
+	for {
+		before, after, found := strings.Cut(t, analyzer.PairSeparator)
+		b.WriteString(before)
+		if !found {
+			return
+		}
+		b.WriteString(ftsPairJoin)
+		t = after
+	}
+}
+
 // add inserts one row per message, rowid = metadata.id, its terms and its day blocks
 // (dayblocks.go). (Keyed by the date key instead, the index gave pages in date order
 // without a sort, but doubled in size: a posting list stores the gaps between rowids, and
@@ -126,7 +139,7 @@ func (sqliteIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntr
 			var b strings.Builder
 			b.Grow(termBytes(e.terms) + dayBlockLevels*12)
 			for _, t := range e.terms {
-				b.WriteString(ftsTerm(t))
+				writeFTSTerm(&b, t)
 				b.WriteByte(' ')
 			}
 			for i, t := range appendDayBlockTerms(make([]string, 0, dayBlockLevels), e.datekey) {

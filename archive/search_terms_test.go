@@ -196,3 +196,16 @@ func TestMySQLRemoveTermsReadsRanges(t *testing.T) {
 		assert.Equal(t, "PRIMARY", rest[1].String)
 	})
 }
+
+// The FTS5 row is written term by term without making each term's string: the same bytes
+// as ftsTerm's, pairs joined by ftsPairJoin.
+func TestWriteFTSTerm(t *testing.T) {
+	for _, term := range []string{"", "word", "a b", "résumé café", "x y z", " lead", "trail "} {
+		var b strings.Builder
+		writeFTSTerm(&b, term)
+		assert.Equal(t, ftsTerm(term), b.String(), "%q", term)
+	}
+	var b strings.Builder
+	writeFTSTerm(&b, "report pdf")
+	assert.Equal(t, "report_pdf", b.String())
+}

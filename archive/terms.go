@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jhillyerd/enmime/v2"
@@ -53,15 +54,38 @@ var indexedHeaders = []string{"subject", "from", "to", "cc", "bcc"}
 // termCollector gathers one message's terms.
 type termCollector struct {
 	p           *Parser
-	set         analyzer.TermSet
-	budget      int // bytes of text still allowed
+	set         *analyzer.TermSet // from termSets; back with release
+	budget      int               // bytes of text still allowed
 	cut         bool
 	skipped     []string      // what was not indexed, for the parse note
 	extractLeft time.Duration // extraction time left; 0 before the first document, < 0 when spent
 }
 
 func newTermCollector(p *Parser) *termCollector {
-	return &termCollector{p: p, set: analyzer.TermSet{MaxBytes: maxTermBytes}, budget: maxIndexedText}
+	return &termCollector{p: p, set: termSets.Get().(*analyzer.TermSet), budget: maxIndexedText}
+}
+
+// termSets keeps the analyzer's term sets from one message to the next: a set's map and
+// slices keep the room a message made in them (Reset), where a new set grows them from
+// nothing, rehashing its map every time it doubles, for each message. A set that held more
+// than maxPooledTerms is not kept, so one large message does not pin its memory.
+var termSets = sync.Pool{New: func() any { return &analyzer.TermSet{MaxBytes: maxTermBytes} }}
+
+const maxPooledTerms = 1 << 14
+
+// terms returns a copy of the collected terms, positioned (analyzer.TermSet.Positioned)
+// when positioned is set, and gives the set back: c is not used after.
+func (c *termCollector) terms(positioned bool) (terms []string, pos analyzer.Positioned) {
+	terms = slices.Clone(c.set.Terms())
+	if positioned {
+		pos = c.set.Positioned()
+	}
+	if c.set.Len() <= maxPooledTerms {
+		c.set.Reset()
+		termSets.Put(c.set)
+	}
+	c.set = nil
+	return terms, pos
 }
 
 // text adds one text.
