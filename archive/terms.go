@@ -54,7 +54,7 @@ var indexedHeaders = []string{"subject", "from", "to", "cc", "bcc"}
 // termCollector gathers one message's terms.
 type termCollector struct {
 	p           *Parser
-	set         *analyzer.TermSet // from termSets; back with release
+	set         *analyzer.TermSet // from termSets, given back by terms
 	budget      int               // bytes of text still allowed
 	cut         bool
 	skipped     []string      // what was not indexed, for the parse note
