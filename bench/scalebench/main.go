@@ -41,7 +41,10 @@ type config struct {
 	cpuProfile  string
 	strict      bool
 	keep        bool
-	log         io.Writer // progress lines while the run goes (standard error)
+	// printQueries, when not 0, prints the queries scalebench asks after that step as
+	// searchtime arguments and exits: a run's slow queries replayed one by one.
+	printQueries int
+	log          io.Writer // progress lines while the run goes (standard error)
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -63,6 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&pg, "postgres", c.urls[database.Postgres], "PostgreSQL admin URL (a fresh database is created on it)")
 	fs.StringVar(&my, "mysql", c.urls[database.MySQL], "MySQL/MariaDB admin URL (a fresh database is created on it)")
 	fs.BoolVar(&c.keep, "keep", false, "leave the databases and message stores in place after the run (their places are printed)")
+	fs.IntVar(&c.printQueries, "print-queries", 0, "print the queries asked after this step (from 1) as searchtime arguments, and exit")
 	fs.BoolVar(&c.strict, "strict", os.Getenv("CI") == "true", "fail instead of skipping an unreachable server")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -111,6 +115,10 @@ func (c *config) searchAfter(k, n int) bool { return (k+1)%c.searchEvery == 0 ||
 func main() { benchenv.Main("scalebench", parseFlags, run) }
 
 func run(ctx context.Context, cfg *config, out io.Writer) error {
+	if cfg.printQueries > 0 {
+		printQueries(out, newGenerator(), newWordSet(), cfg.queries, cfg.printQueries)
+		return nil
+	}
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
 		if err != nil {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -108,6 +111,35 @@ func (q query) archiveQuery(g *generator) archive.Query {
 		aq.DateFrom, aq.DateTo = dayStart(q.dayFrom), dayStart(q.dayTo)
 	}
 	return aq
+}
+
+// searchtimeArg is q as bench/searchtime takes it: text (with from= and to=), offset,
+// first day and days.
+func (q query) searchtimeArg(g *generator) string {
+	aq := q.archiveQuery(g)
+	words := strings.Fields(aq.Text)
+	if aq.From != "" {
+		words = append(words, "from="+aq.From)
+	}
+	if aq.To != "" {
+		words = append(words, "to="+aq.To)
+	}
+	arg := strings.Join(words, " ")
+	if aq.Offset > 0 || q.dayTo > 0 {
+		arg += "|" + strconv.Itoa(aq.Offset)
+	}
+	if q.dayTo > 0 {
+		arg += "|" + aq.DateFrom.Format(time.DateOnly) + "|" + strconv.Itoa(q.dayTo-q.dayFrom)
+	}
+	return arg
+}
+
+// printQueries writes the queries of the search after step (from 1), perKind of each
+// kind, one a line: the kind, a tab, the searchtime argument.
+func printQueries(out io.Writer, g *generator, ws *wordSet, perKind, step int) {
+	for _, q := range newQueries(ws, perKind, uint64(step)) {
+		fmt.Fprintf(out, "%s\t%s\n", q.kind, q.searchtimeArg(g))
+	}
 }
 
 // expected is the number of messages q matches, from the oracle.

@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -119,4 +121,32 @@ func serverURL(t *testing.T, d database.Dialect) string {
 	t.Helper()
 	_ = dbtest.URL(t, d) // skips (or fails under CI) when the server is not configured
 	return os.Getenv(map[database.Dialect]string{database.Postgres: "TEST_POSTGRES_URL", database.MySQL: "TEST_MYSQL_URL"}[d])
+}
+
+func TestPrintQueriesGivesSearchtimeArguments(t *testing.T) {
+	g, ws := newGenerator(), newWordSet()
+	var out strings.Builder
+	printQueries(&out, g, ws, 2, 10)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	require.Len(t, lines, 2*len(queryKinds))
+	qs := newQueries(ws, 2, 10)
+	for i, line := range lines {
+		kind, arg, ok := strings.Cut(line, "\t")
+		require.True(t, ok, line)
+		assert.Equal(t, qs[i].kind, kind)
+		f := strings.Split(arg, "|")
+		aq := qs[i].archiveQuery(g)
+		switch kind {
+		case kindFrom:
+			assert.Equal(t, []string{"from=" + aq.From}, f)
+		case kindToDomain:
+			assert.Equal(t, []string{"to=" + aq.To}, f)
+		case kindDeepPage:
+			assert.Equal(t, []string{aq.Text, "5000"}, f)
+		case kindWindow, kindWordWindow:
+			assert.Equal(t, []string{aq.Text, "0", aq.DateFrom.Format(time.DateOnly), "30"}, f)
+		default:
+			assert.Equal(t, []string{aq.Text}, f)
+		}
+	}
 }
