@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -50,6 +51,17 @@ type dayBlock struct {
 	from, to int64
 }
 
+// keys are the first and the last date key of b's days. The last second of the key's
+// range also holds every later date (dateKeySeconds): a block past it ends with the
+// largest key, not at its end, whose key would overflow.
+func (b dayBlock) keys() (first, last int64) {
+	first = b.from * daySeconds << dateKeyIDBits
+	if b.to*daySeconds > dateKeyMaxSec {
+		return first, math.MaxInt64
+	}
+	return first, b.to*daySeconds<<dateKeyIDBits - 1
+}
+
 // dayBlocks covers the days lo … hi (inclusive) with aligned blocks, newest first, the
 // n-th block at most 2^n days long and none reaching below lo. Each block starts where
 // the one before ends, so the walk is exact and at most about 2·dayBlockLevels blocks
@@ -78,9 +90,31 @@ type blockWalk struct {
 	where  string
 	args   []any
 	counts bool
-	// indexCounts: the index's hits are the search's matches (indexHoldsMatches), so a
-	// block's are counted from the index alone where it can (blockHitCounter).
+	// indexCounts: the index's hits are the search's matches (indexHoldsMatches), or those
+	// of them in the date window [from, to) (a zero time is no bound), so the hits of a
+	// block inside the window are counted from the index alone where it can
+	// (blockHitCounter), no message looked up.
 	indexCounts bool
+	from, to    time.Time
+}
+
+// holds says whether every message block b's term finds lies in the walk's date window, so
+// that its hits need no test of it: the block's days begin at or after the window's start
+// and end at or before its end. A date key holds the whole seconds of a message's date
+// (the microseconds the database keeps are truncated, not rounded), so the block's term
+// finds exactly the messages dated in its days, but in the first and the last second of
+// the key's range, which also hold the dates before and after it (dateKeySeconds): a
+// block of one of those holds only when there is no window.
+func (w blockWalk) holds(b dayBlock) bool {
+	if w.from.IsZero() && w.to.IsZero() {
+		return true
+	}
+	start, end := b.from*daySeconds, b.to*daySeconds
+	if start <= 0 || end > dateKeyMaxSec {
+		return false
+	}
+	return (w.from.IsZero() || !time.Unix(dateKeyEpochSec+start, 0).Before(w.from)) &&
+		(w.to.IsZero() || !time.Unix(dateKeyEpochSec+end, 0).After(w.to))
 }
 
 // blockHitCounter is a dayBlockWalker that counts the hits of a blockQuery from its index
@@ -165,7 +199,7 @@ func (a *Archive) searchBlocks(ctx context.Context, r queryer, q Query, w blockW
 	// already does: PostgreSQL's planner, left without it, may join the hits to a walk of
 	// the whole date window (docs/performance.md, "Day blocks").
 	fromClause, cond := w.index.blockFrom()
-	from := ` FROM ` + fromClause + ` WHERE ` + cond + ` AND m.datekey >= ? AND m.datekey < ? AND `
+	from := ` FROM ` + fromClause + ` WHERE ` + cond + ` AND m.datekey >= ? AND m.datekey <= ? AND `
 	count := a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one` + from + w.where + ` LIMIT ?) hits`)
 	page := a.db.Rebind(`SELECT ` + messageColumns + from + w.where + ` ORDER BY ` + pageOrder + ` LIMIT ? OFFSET ?`)
 	skip := q.Offset
@@ -176,20 +210,44 @@ func (a *Archive) searchBlocks(ctx context.Context, r queryer, q Query, w blockW
 			return false
 		}
 		bq := w.index.blockQuery(w.text, b.term)
-		args := append([]any{bq, b.from * daySeconds << dateKeyIDBits, b.to * daySeconds << dateKeyIDBits}, w.args...)
+		lo, hi := b.keys()
+		args := append([]any{bq, lo, hi}, w.args...)
+		countBlock := func(limit int) (n int, err error) {
+			if c, ok := w.index.(blockHitCounter); ok && w.indexCounts && w.holds(b) {
+				n, err = c.blockHits(ctx, r, bq, limit-1)
+			} else {
+				err = r.QueryRowContext(ctx, count, append(args, limit)...).Scan(&n)
+			}
+			if err != nil {
+				return 0, fmt.Errorf("count messages: %w", err)
+			}
+			return n, nil
+		}
+		if skip == 0 && want > 0 {
+			// The page first: a block that does not fill it was counted by it.
+			var got []Message
+			if got, err = scanRows(r.QueryContext(ctx, page, append(args, want, 0)...)); err != nil {
+				return false
+			}
+			msgs = append(msgs, got...)
+			if perBlock {
+				n := len(got)
+				if n == want && left > n {
+					if n, err = countBlock(left); err != nil {
+						return false
+					}
+				}
+				total += min(n, max(left, 0))
+			}
+			return true
+		}
 		n := skip + want
 		if perBlock || skip > 0 {
 			limit := skip + want
 			if perBlock {
 				limit = max(limit, left)
 			}
-			if c, ok := w.index.(blockHitCounter); ok && w.indexCounts {
-				n, err = c.blockHits(ctx, r, bq, limit-1)
-			} else {
-				err = r.QueryRowContext(ctx, count, append(args, limit)...).Scan(&n)
-			}
-			if err != nil {
-				err = fmt.Errorf("count messages: %w", err)
+			if n, err = countBlock(limit); err != nil {
 				return false
 			}
 			if perBlock {

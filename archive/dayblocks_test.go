@@ -73,6 +73,15 @@ func TestSearchDayBlocksMatchOracle(t *testing.T) {
 			p    float64
 		}{{"alpha", 0.9}, {"beta", 0.5}, {"gamma", 0.1}, {"delta", 0.02}}
 		base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+		day := 24 * time.Hour
+		// Messages with every word just outside the windows below, in blocks the windows'
+		// walks count: a count from the index alone there would take them in.
+		edges := map[int]time.Time{
+			1: time.Date(1850, 6, 1, 0, 0, 0, 0, time.UTC), // before the date key's range: its first second
+			2: time.Date(2200, 6, 1, 0, 0, 0, 0, time.UTC), // after it: its last second
+			3: base.Add(30*day - time.Hour),                // the morning of a window's first day
+			4: base.Add(200*day + time.Hour),               // the afternoon of its last day
+		}
 		var fixtures []blockFixture
 		for batch := range 4 {
 			var prepared []*Prepared
@@ -82,13 +91,15 @@ func TestSearchDayBlocksMatchOracle(t *testing.T) {
 				switch {
 				case i == 0 && batch == 0:
 					date = time.Date(2090, 1, 1, 0, 0, 0, 0, time.UTC) // a spam date far ahead
+				case batch == 0 && edges[i] != (time.Time{}):
+					date = edges[i]
 				case i%17 == 0: // several messages of one second: ids order them
 					date = base.Add(100 * 24 * time.Hour)
 				}
 				words := map[string]bool{}
 				var body []string
 				for _, v := range vocab {
-					if rng.Float64() < v.p {
+					if rng.Float64() < v.p || batch == 0 && edges[i] != (time.Time{}) {
 						words[v.word] = true
 						body = append(body, v.word)
 					}
@@ -114,7 +125,6 @@ func TestSearchDayBlocksMatchOracle(t *testing.T) {
 			}
 			return int(b.id - a.id)
 		})
-		day := 24 * time.Hour
 		cases := []Query{
 			{Text: "alpha"}, {Text: "alpha", Offset: 7}, {Text: "alpha", Offset: 120, Limit: 30},
 			{Text: "beta gamma"}, {Text: "alpha beta", Offset: 40},
@@ -123,6 +133,15 @@ func TestSearchDayBlocksMatchOracle(t *testing.T) {
 			{Text: "alpha", DateFrom: base.Add(200 * day)}, {Text: "alpha", DateTo: base.Add(400 * day), Offset: 33},
 			{Text: "gamma", DateFrom: base.Add(-time.Hour), DateTo: base.Add(800 * day), Offset: 3, Limit: 4},
 			{Text: "alpha", Offset: 500}, {Text: "delta alpha"}, {Text: "alph* beta", Offset: 5},
+			// Windows of whole days: every block inside is counted from the index alone.
+			{Text: "alpha", DateFrom: midnight(base, 31), DateTo: midnight(base, 95)},
+			{Text: "alpha beta", DateFrom: midnight(base, 20), DateTo: midnight(base, 300), Offset: 12},
+			{Text: "alpha", DateFrom: midnight(base, 100), DateTo: midnight(base, 101), Limit: 3},
+			{Text: "beta", DateTo: time.Date(1900, 1, 2, 0, 0, 0, 0, time.UTC)},
+			// A page of one: the blocks after the first are counted, the edges' among them.
+			{Text: "delta", DateFrom: base.Add(30 * day), DateTo: base.Add(200 * day), Limit: 1},
+			{Text: "gamma", DateFrom: time.Date(1899, 1, 1, 0, 0, 0, 0, time.UTC), DateTo: midnight(base, 100), Limit: 1},
+			{Text: "gamma", DateFrom: midnight(base, 100), DateTo: time.Date(2180, 1, 1, 0, 0, 0, 0, time.UTC), Limit: 1},
 		}
 		// PostgreSQL runs the cases twice: as they come, and after ANALYZE, when its
 		// statistics put "alpha" far over the cap and the plan takes the estimate instead
@@ -142,6 +161,7 @@ func TestSearchDayBlocksMatchOracle(t *testing.T) {
 			searchMatchesOracle(t, arc, d, cases, fixtures)
 		}
 		assertIndexCounts(t, arc, true)
+		assertWindowIndexCounts(t, arc, base, true)
 
 		// Erased messages leave the index in the erasure's transaction, so in an archive of
 		// one tenant the index's hits are still the matches: totals and the walk's counts
@@ -176,7 +196,55 @@ func TestSearchDayBlocksMatchOracle(t *testing.T) {
 		commitRaw(t, arc, "other", other...)
 		searchMatchesOracle(t, arc, d, cases, fixtures)
 		assertIndexCounts(t, arc, d == database.MySQL)
+		assertWindowIndexCounts(t, arc, base, false)
 	})
+}
+
+// midnight is the start of the day n days after t's.
+func midnight(t time.Time, n int) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day()+n, 0, 0, 0, 0, time.UTC)
+}
+
+// assertWindowIndexCounts checks whether a search by text and a date window counts the
+// day blocks inside the window from the index alone (where it walks them).
+func assertWindowIndexCounts(t *testing.T, arc *Archive, base time.Time, want bool) {
+	t.Helper()
+	q := Query{Tenant: "default", Text: "alpha", DateFrom: midnight(base, 31), DateTo: midnight(base, 95)}
+	st, err := arc.searchStatements(context.Background(), arc.db, &q)
+	require.NoError(t, err)
+	if st.blocks == nil {
+		return // MySQL: no day blocks
+	}
+	assert.Equal(t, want, st.blocks.indexCounts, "the window's blocks counted from the index alone")
+}
+
+func TestBlockWalkHoldsOnlyBlocksInsideTheWindow(t *testing.T) {
+	t.Parallel()
+	dayOf := func(y int, m time.Month, d int) int64 {
+		return dateKeySeconds(time.Date(y, m, d, 0, 0, 0, 0, time.UTC)) / daySeconds
+	}
+	block := func(from, to int64) dayBlock { return dayBlock{from: from, to: to} }
+	march1, april1 := dayOf(2024, 3, 1), dayOf(2024, 4, 1)
+	window := blockWalk{from: time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC)}
+	assert.True(t, window.holds(block(march1, april1)), "the whole window")
+	assert.True(t, window.holds(block(march1+4, march1+8)), "a block within")
+	assert.False(t, window.holds(block(march1-1, march1+1)), "a block from the day before")
+	assert.False(t, window.holds(block(april1-1, april1+1)), "a block into the day after")
+
+	noon := blockWalk{from: time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC), to: time.Date(2024, 3, 31, 0, 0, 0, 1000, time.UTC)}
+	assert.False(t, noon.holds(block(march1, march1+1)), "a window from noon leaves out the morning")
+	assert.True(t, noon.holds(block(march1+1, march1+2)))
+	assert.True(t, noon.holds(block(april1-2, april1-1)), "a window to just after midnight holds the day before")
+	assert.False(t, noon.holds(block(april1-1, april1)))
+
+	assert.True(t, blockWalk{}.holds(block(0, 1)), "without a window every block holds, the clamped ones too")
+	from1800 := blockWalk{from: time.Date(1800, 1, 1, 0, 0, 0, 0, time.UTC)}
+	assert.False(t, from1800.holds(block(0, 1)), "day 0 also holds every date before 1900")
+	assert.True(t, from1800.holds(block(1, 2)))
+	to2300 := blockWalk{to: time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)}
+	last := int64(dateKeyMaxSec / daySeconds)
+	assert.False(t, to2300.holds(block(last, last+1)), "the last second also holds every date after the key's range")
+	assert.True(t, to2300.holds(block(last-1, last)))
 }
 
 // assertIndexCounts checks whether a search by text alone counts its matches from the

@@ -284,7 +284,7 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 	var restWhere string
 	var restArgs []any
 	var total int
-	var totalKnown, indexCounts bool
+	var totalKnown, indexCounts, windowCounts bool
 	if !text.Empty() {
 		if driveFrom, cond, condArgs, ok := p.driveFrom(text); ok {
 			restWhere, restArgs = a.conditions(q, analyzer.Query{})
@@ -302,6 +302,11 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 				// n is an exact count of the hits up to limit+1, or an estimate (common).
 				if indexCounts && !common && (n <= limit || limit >= MaxTotal) {
 					total, totalKnown = min(n, MaxTotal+1), true
+				}
+			}
+			if q.textInWindow() { // a day block inside the window is counted from the index
+				if windowCounts, err = a.indexHoldsMatches(ctx, r, p, q.Tenant, text); err != nil {
+					return plain, err
 				}
 			}
 			if l, ok := p.(hitLister); ok && ids != nil {
@@ -353,7 +358,7 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 		}
 		if ready {
 			plain.blocks = &blockWalk{index: w, text: text, where: restWhere, args: restArgs, counts: !q.textOnly() || common,
-				indexCounts: indexCounts}
+				indexCounts: indexCounts || windowCounts, from: q.DateFrom, to: q.DateTo}
 		}
 	}
 	return plain, nil
@@ -585,6 +590,12 @@ func (q Query) addressAlone() bool {
 
 // textAlone says whether q selects by text only.
 func (q Query) textAlone() bool { return q.textOnly() && q.Participant == "" && !q.Attachments }
+
+// textInWindow says whether q selects by text and a date window only.
+func (q Query) textInWindow() bool {
+	return q.Text != "" && q.From == "" && q.To == "" && q.Tag == "" && q.Participant == "" && !q.Attachments &&
+		(!q.DateFrom.IsZero() || !q.DateTo.IsZero())
+}
 
 // textOnly says whether q selects by text and participant only.
 func (q Query) textOnly() bool {
