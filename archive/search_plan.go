@@ -289,7 +289,11 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 		if driveFrom, cond, condArgs, ok := p.driveFrom(text); ok {
 			restWhere, restArgs = a.conditions(q, analyzer.Query{})
 			d := plannedDriver{driveFrom, cond + ` AND ` + restWhere, append(condArgs, restArgs...), pageOrder}
-			n, ids, err := a.textHits(ctx, r, p, q.Tenant, text, limit)
+			far := limit * commonFactor
+			if _, lists := p.(hitLister); lists && q.textAlone() {
+				far = limit * listFactor
+			}
+			n, ids, err := a.textHits(ctx, r, p, q.Tenant, text, limit, far)
 			if err != nil {
 				return plain, fmt.Errorf("count index hits: %w", err)
 			}
@@ -313,10 +317,24 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 				from, listArgs := l.listFrom(ids)
 				listed = &plannedDriver{from, restWhere, append(listArgs, restArgs...), pageOrder}
 			}
+			// The hits a page driven from them would look up and sort; with no address to
+			// lead instead, past the sort cap the walk reads the page.
+			sorted := n
+			if s, ok := p.(pageSorter); ok && n > s.sortCap() && len(text.Prefixes) == 0 && len(roleSources(q)) == 0 {
+				if w, ok := a.index.(dayBlockWalker); ok {
+					ready, err := a.dayBlocksReady(ctx, r, w)
+					if err != nil {
+						return plain, fmt.Errorf("day blocks: %w", err)
+					}
+					if ready { // the walk reads the page in order: not a driver
+						sorted = limit + 1
+					}
+				}
+			}
 			if listed != nil && n <= limit {
-				consider(*listed, n, false)
+				consider(*listed, sorted, false)
 			} else {
-				consider(d, n, false)
+				consider(d, sorted, false)
 			}
 		}
 		plain.prefix = p.pagePrefix(ctx, a.db, text)
@@ -364,6 +382,15 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 	return plain, nil
 }
 
+// pageSorter is a searchPlanner whose text hits, past sortCap of them, are read for a page
+// more cheaply by the day-block walk than looked up and sorted, although there are fewer
+// than the drive cap, which on PostgreSQL is also how many hits are listed for the total
+// (hitLister): a list of 9,000 hits looked up in metadata by primary key and sorted took
+// 50 ms at a million messages where the walk reads a few days' blocks (docs/performance.md).
+type pageSorter interface {
+	sortCap() int
+}
+
 // hitEstimator is a searchPlanner whose database can estimate a text's hits from its
 // statistics, far cheaper than counting them where the index cannot stop early
 // (PostgreSQL's GIN reads every hit of a word before the first is returned).
@@ -375,6 +402,15 @@ type hitEstimator interface {
 // as far beyond it, uncounted. An estimate errs (a word without statistics is guessed at
 // 0.5 % of the messages); beyond this factor the error would have to be large.
 const commonFactor = 4
+
+// listFactor replaces commonFactor for a search by text alone where the index lists its
+// hits (hitLister): the list's cost follows the rarest word's hits (GIN reads them into a
+// bitmap, and then the heap rows of at most the cap and one, in the order of the table,
+// dense where the text is common) and gives the total, where counting up to the cap
+// along the day-block walk reads one heap page a hit, in the order of the dates. Two words
+// of 47,000 hits at a million messages: listed in 67 ms, counted along the walk in 112
+// (docs/performance.md, "PostgreSQL: many hits walked, not sorted").
+const listFactor = 20
 
 // hitLister is a searchPlanner that lists its hits' ids as cheaply as it counts them, and
 // drives a statement from such a list. PostgreSQL: GIN reads every hit of each word into a
@@ -391,16 +427,16 @@ type hitLister interface {
 }
 
 // textHits counts the index's hits of text up to limit+1 (and lists them, where the index
-// is a hitLister), or, where the index estimates more than commonFactor times limit,
-// returns the estimate (Search then counts along the day-block walk: a common word's
+// is a hitLister), or, where the index estimates more than far (commonFactor or listFactor
+// times limit), returns the estimate (Search then counts along the day-block walk: a common word's
 // count up to MaxTotal is found in its newest days).
-func (a *Archive) textHits(ctx context.Context, r queryer, p searchPlanner, tenant string, text analyzer.Query, limit int) (int, []int64, error) {
+func (a *Archive) textHits(ctx context.Context, r queryer, p searchPlanner, tenant string, text analyzer.Query, limit, far int) (int, []int64, error) {
 	if e, ok := p.(hitEstimator); ok {
 		n, err := e.estimateHits(ctx, r, text)
 		if err != nil {
 			return 0, nil, err
 		}
-		if n > limit*commonFactor {
+		if n > far {
 			return n, nil, nil
 		}
 	}

@@ -142,6 +142,13 @@ func (pgIndex) driveCap() int { return pgDriveCap }
 // pgDriveCap is driveCap's value, a variable for the tests of the block walk.
 var pgDriveCap = 10000
 
+// sortCap: past it, a text's page is read by the day-block walk, though its hits were
+// listed (docs/performance.md, "PostgreSQL: many hits walked, not sorted").
+func (pgIndex) sortCap() int { return pgSortCap }
+
+// pgSortCap is sortCap's value, a variable for the tests of the block walk.
+var pgSortCap = 2000
+
 // driveFrom reads the hits first and looks each one up in metadata by primary key
 // (LATERAL: a nested loop, whatever the planner guesses of a word's frequency: it
 // guesses 0.5 % for any word it has no statistics of, and then walks the date index
