@@ -162,6 +162,40 @@ func TestSearchDocMigration(t *testing.T) {
 	})
 }
 
+// TestSQLiteIndexMergesEightSegmentsALevel: SQLite's FTS5 index merges a level once eight
+// segments are there (migration 00029; docs/performance.md, "SQLite: FTS5's automerge at
+// 8"), for a new archive and for one written before the migration, and every message of
+// many small commits (a segment each, merged along the way) is still found.
+func TestSQLiteIndexMergesEightSegmentsALevel(t *testing.T) {
+	ctx := context.Background()
+	automerge := func(t *testing.T, db *database.DB) int {
+		return dbtest.Column[int](t, db, `SELECT v FROM message_search_config WHERE k = 'automerge'`)[0]
+	}
+	arc, db := newSearchArchive(t, database.SQLite)
+	assert.Equal(t, 8, automerge(t, db), "a new archive")
+
+	require.NoError(t, migrations.DownTo(ctx, db, 28))
+	assert.Equal(t, 4, automerge(t, db), "the migration undone")
+	day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	word := func(i int) string { return fmt.Sprintf("quay%c%c", 'a'+i/26, 'a'+i%26) }
+	var ids []int64
+	for i := 0; i < 40; i++ {
+		if i == 10 {
+			require.NoError(t, migrations.Up(ctx, db))
+			assert.Equal(t, 8, automerge(t, db), "an archive written before the migration")
+		}
+		res := commitRaw(t, arc, "default", archivetest.Message("a@x.test", []string{"b@y.test"}, nil,
+			"harbour "+word(i), "a draft", day.Add(time.Duration(i)*time.Hour)))
+		ids = append(ids, res[0].ID)
+	}
+	for i, id := range ids {
+		assert.Equal(t, []int64{id}, searchIDs(t, arc, Query{Tenant: "default", Text: word(i)}), word(i))
+	}
+	_, total, err := arc.Search(ctx, Query{Tenant: "default", Text: "harbour draft", Limit: 5})
+	require.NoError(t, err)
+	assert.Equal(t, len(ids), total)
+}
+
 // TestMySQLRemoveTermsReadsRanges: a DELETE of removeTerms with removeKeys long keys is
 // read as ranges of search_term's primary key, never as a scan of the table (MariaDB
 // falls back to a scan when the ranges outgrow range_optimizer_max_mem_size).
