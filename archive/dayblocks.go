@@ -202,6 +202,10 @@ func (a *Archive) searchBlocks(ctx context.Context, r queryer, q Query, w blockW
 	from := ` FROM ` + fromClause + ` WHERE ` + cond + ` AND m.datekey >= ? AND m.datekey <= ? AND `
 	count := a.db.Rebind(`SELECT COUNT(*) FROM (SELECT 1 AS one` + from + w.where + ` LIMIT ?) hits`)
 	page := a.db.Rebind(`SELECT ` + messageColumns + from + w.where + ` ORDER BY ` + pageOrder + ` LIMIT ? OFFSET ?`)
+	if p, ok := w.index.(narrowBlockPager); ok && p.narrowBlockPage() {
+		page = a.db.Rebind(`SELECT ` + messageColumns + ` FROM (SELECT m.id, m.datekey` + from + w.where +
+			` ORDER BY ` + pageOrder + ` LIMIT ? OFFSET ?) p CROSS JOIN LATERAL (SELECT * FROM metadata WHERE id = p.id) m ORDER BY ` + pageOrder)
+	}
 	skip := q.Offset
 	dayBlocks(lo, hi, func(b dayBlock) bool {
 		want := max(q.Limit-len(msgs), 0) // rows the page still needs

@@ -221,6 +221,14 @@ type dayBlockWalker interface {
 	countsPerBlock() bool
 }
 
+// narrowBlockPager is a dayBlockWalker whose block page is best read in two steps: the
+// page's ids sorted from the hits' id and date key alone (from an index that carries both),
+// then only the page's rows (searchBlocks). SQLite reads a message's row by its rowid
+// either way and does not need it.
+type narrowBlockPager interface {
+	narrowBlockPage() bool
+}
+
 // searchPlan is how Search reads: the FROM clause, conditions and arguments of its count,
 // and for its page the same with order (drives: the search is driven from an index) or
 // the plain page over metadata m with prefix (an optimizer hint) before it.

@@ -169,6 +169,12 @@ func (pgIndex) blockFrom() (from, cond string) {
 	return from, cond
 }
 
+// narrowBlockPage: a block's page sorts its hits' ids and date keys, found in the
+// index of metadata by tenant and date key (migration 00032 has it carry the id), and
+// looks up only the page's rows; sorting every hit's whole row read the table's heap
+// for each (docs/performance.md, "PostgreSQL: a block's page sorted by id and date key").
+func (pgIndex) narrowBlockPage() bool { return true }
+
 func (pgIndex) blockQuery(text analyzer.Query, terms ...string) string {
 	quoted := make([]string, len(terms))
 	for i, t := range terms {
