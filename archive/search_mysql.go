@@ -3,6 +3,7 @@ package archive
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,12 +15,22 @@ import (
 )
 
 // mysqlIndex is an inverted index in a B-tree: search_term holds one (tenant, term, id) row
-// per distinct term of a message (see indexTerms), and a word is a range of the primary
+// per distinct word of a message (see indexTerms), and a word is a range of the primary
 // key. InnoDB FULLTEXT, its predecessor, took about a second to match a word that most
 // messages hold. It also helps MariaDB's optimizer plan Search (see searchPlanner).
 // search_term has no index by id (it would hold every row a second time, and the writes
 // and the size are what limit this layout): search_doc keeps each message's terms in one
 // row, one to a line, and remove deletes the message's search_term rows by primary key.
+//
+// The pairs of adjacent words ("w1 w2", analyzer.PairSeparator) are in search_doc only
+// (migration 00030): they are six in ten of a message's terms and nearly every one a key
+// of its own, so each went to a page of the table no other row of the commit touched, and
+// at a million messages the table was twice the buffer pool. A phrase requires its words
+// from search_term and then its pairs from the message's search_doc row (pairCond).
+// Messages indexed before the migration keep their pair rows until they are removed or
+// reindexed: search_pairs.stored_to is the highest id that may have some (remove deletes
+// them; nothing reads them, a prefix range aside, which finds the pair's first word's
+// messages anyway).
 type mysqlIndex struct {
 	mu           sync.Mutex
 	hasLimitHint *bool // nil until the server was asked
@@ -42,7 +53,9 @@ func (*mysqlIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntr
 	var rows []termRow
 	for _, e := range entries {
 		for _, t := range e.terms {
-			rows = append(rows, termRow{e.tenant, t, e.id})
+			if !isPair(t) {
+				rows = append(rows, termRow{e.tenant, t, e.id})
+			}
 		}
 	}
 	// In key order, the rows of one term go to one place of the primary key.
@@ -106,17 +119,46 @@ func addDocs(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
 // remove deletes the messages' search_term rows by primary key, from the terms their
 // search_doc rows list, and then those rows.
 func (*mysqlIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
+	pairsTo, err := pairsStoredTo(ctx, tx)
+	if err != nil {
+		return err
+	}
 	for start := 0; start < len(ids); start += removeChunk {
 		chunk := ids[start:min(start+removeChunk, len(ids))]
 		docs, err := readDocs(ctx, tx, chunk)
 		if err != nil {
 			return err
 		}
-		if err := removeTerms(ctx, tx, docs); err != nil {
+		if err := removeTerms(ctx, tx, docs, pairsTo); err != nil {
 			return err
 		}
 	}
 	return removeIDs(ctx, tx, `DELETE FROM search_doc WHERE id IN `, ids)
+}
+
+// isPair says whether an index term is a pair of adjacent words: words never hold the
+// separator.
+func isPair(term string) bool { return strings.Contains(term, analyzer.PairSeparator) }
+
+// pairsStoredTo returns the highest id whose pair rows may still be in search_term
+// (migration 00030; 0: none).
+func pairsStoredTo(ctx context.Context, tx *database.Tx) (int64, error) {
+	var upTo int64
+	err := tx.QueryRow(ctx, `SELECT stored_to FROM search_pairs`).Scan(&upTo)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("search pairs: %w", err)
+	}
+	return upTo, nil
+}
+
+// reindexed: every message up to upTo was removed from the index (its pair rows with it)
+// and added again without pairs.
+func (*mysqlIndex) reindexed(ctx context.Context, tx *database.Tx, upTo int64) error {
+	_, err := tx.Exec(ctx, `UPDATE search_pairs SET stored_to = 0 WHERE stored_to <= ?`, upTo)
+	return err
 }
 
 // searchDoc is one row of search_doc.
@@ -154,8 +196,9 @@ func readDocs(ctx context.Context, tx *database.Tx, ids []int64) ([]searchDoc, e
 // bytes; past range_optimizer_max_mem_size it would scan the table).
 const removeKeys = 1000
 
-// removeTerms deletes the docs' search_term rows, removeKeys primary keys to a statement.
-func removeTerms(ctx context.Context, tx *database.Tx, docs []searchDoc) error {
+// removeTerms deletes the docs' search_term rows, removeKeys primary keys to a statement:
+// their words, and their pairs when their id is at most pairsTo.
+func removeTerms(ctx context.Context, tx *database.Tx, docs []searchDoc, pairsTo int64) error {
 	args := make([]any, 0, 3*removeKeys)
 	flush := func() error {
 		if len(args) == 0 {
@@ -170,6 +213,9 @@ func removeTerms(ctx context.Context, tx *database.Tx, docs []searchDoc) error {
 	}
 	for _, d := range docs {
 		for _, t := range d.terms {
+			if d.id > pairsTo && isPair(t) {
+				continue
+			}
 			if args = append(args, d.tenant, t, d.id); len(args) == 3*removeKeys {
 				if err := flush(); err != nil {
 					return err
@@ -180,16 +226,43 @@ func removeTerms(ctx context.Context, tx *database.Tx, docs []searchDoc) error {
 	return flush()
 }
 
-// match requires every term and prefix of q, each a lookup of (tenant, term, m.id) or a
-// range of (tenant, term), whichever the optimizer picks.
+// match requires every word, pair and prefix of q: each word a lookup of (tenant, term,
+// m.id) or a range of (tenant, term), whichever the optimizer picks, then each pair in the
+// message's search_doc row.
 func (x *mysqlIndex) match(q analyzer.Query) (string, []any) {
-	return x.termConds(q.Terms, q.Prefixes)
+	words, pairs := splitPairs(q.Terms)
+	return x.termConds(words, pairs, q.Prefixes)
 }
 
-func (*mysqlIndex) termConds(terms, prefixes []string) (string, []any) {
-	conds := make([]string, 0, len(terms)+len(prefixes))
-	args := make([]any, 0, len(terms)+2*len(prefixes))
+// splitPairs returns the words search_term is read for, those of terms and the two of each
+// pair, distinct, in order, and the pairs.
+func splitPairs(terms []string) (words, pairs []string) {
+	seen := make(map[string]bool, len(terms))
+	word := func(w string) {
+		if !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
 	for _, t := range terms {
+		first, second, ok := strings.Cut(t, analyzer.PairSeparator)
+		if !ok {
+			word(t)
+			continue
+		}
+		word(first)
+		word(second)
+		pairs = append(pairs, t)
+	}
+	return words, pairs
+}
+
+// termConds requires words and prefixes from search_term and then pairs from search_doc,
+// whose terms are one to a line: a pair is a line of them.
+func (*mysqlIndex) termConds(words, pairs, prefixes []string) (string, []any) {
+	conds := make([]string, 0, len(words)+len(pairs)+len(prefixes))
+	args := make([]any, 0, len(words)+3*len(pairs)+2*len(prefixes))
+	for _, t := range words {
 		conds = append(conds, `m.id IN (SELECT id FROM search_term WHERE tenant_id = m.tenant_id AND term = ?)`)
 		args = append(args, t)
 	}
@@ -197,22 +270,77 @@ func (*mysqlIndex) termConds(terms, prefixes []string) (string, []any) {
 		conds = append(conds, `m.id IN (SELECT id FROM search_term WHERE tenant_id = m.tenant_id AND term >= ? AND term < ?)`)
 		args = append(args, p, analyzer.PrefixEnd(p))
 	}
+	for _, p := range pairs {
+		conds = append(conds, `EXISTS (SELECT 1 FROM search_doc d WHERE d.id = m.id AND LOCATE(?, CONCAT(?, d.terms, ?)) > 0)`)
+		args = append(args, docSeparator+p+docSeparator, docSeparator, docSeparator)
+	}
 	return strings.Join(conds, " AND "), args
 }
 
-// hits counts the tenant's messages that hold the first term (the one driveFrom reads), up
+// hits counts the tenant's messages that hold the first word (the one driveFrom reads), up
 // to max+1: a range of the primary key.
 func (x *mysqlIndex) hits(ctx context.Context, r queryer, d database.Dialect, tenant string, text analyzer.Query, max int) (int, error) {
-	if len(text.Terms) == 0 {
+	words, _ := splitPairs(text.Terms)
+	if len(words) == 0 {
 		return max + 1, nil
 	}
-	return countHits(ctx, r, d, `SELECT id FROM search_term WHERE tenant_id = ? AND term = ?`, []any{tenant, text.Terms[0]}, max)
+	return countHits(ctx, r, d, `SELECT id FROM search_term WHERE tenant_id = ? AND term = ?`, []any{tenant, words[0]}, max)
 }
 
-// exactHits: hits counts the tenant's messages holding the first term, which are those
-// holding the text when it is that term alone.
+// orderTerms puts the text's words in the order of their estimated hits, fewest first, so
+// that the rarest drives (driveFrom, hits) and the others are looked up for its hits: the
+// two words of a search are a frequent and a rarer one as often as not, typed in any
+// order. The estimate is the optimizer's for a range of the primary key (EXPLAIN, index
+// dives, no rows read).
+func (*mysqlIndex) orderTerms(ctx context.Context, r queryer, tenant string, text analyzer.Query) (analyzer.Query, error) {
+	words, pairs := splitPairs(text.Terms)
+	if len(words) < 2 {
+		return text, nil
+	}
+	est := make(map[string]int64, len(words))
+	for _, w := range words {
+		n, err := explainRows(ctx, r, `EXPLAIN SELECT id FROM search_term WHERE tenant_id = ? AND term = ?`, tenant, w)
+		if err != nil {
+			return text, err
+		}
+		est[w] = n
+	}
+	slices.SortStableFunc(words, func(a, b string) int { return cmp.Compare(est[a], est[b]) })
+	return analyzer.Query{Terms: append(words, pairs...), Prefixes: text.Prefixes}, nil
+}
+
+// explainRows returns the rows the optimizer expects the first table of query's plan to
+// read.
+func explainRows(ctx context.Context, r queryer, query string, args ...any) (int64, error) {
+	rows, err := r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return 0, fmt.Errorf("estimate hits: %w", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, fmt.Errorf("estimate hits: %w", err)
+	}
+	at := slices.Index(cols, "rows")
+	if at < 0 || !rows.Next() {
+		return 0, fmt.Errorf("estimate hits: no rows estimate in %v", cols)
+	}
+	vals := make([]sql.NullInt64, len(cols))
+	dest := make([]any, len(cols))
+	for i := range dest {
+		dest[i] = new(sql.RawBytes)
+	}
+	dest[at] = &vals[at]
+	if err := rows.Scan(dest...); err != nil {
+		return 0, fmt.Errorf("estimate hits: %w", err)
+	}
+	return vals[at].Int64, rows.Err()
+}
+
+// exactHits: hits counts the tenant's messages holding the first word, which are those
+// holding the text when it is that word alone.
 func (*mysqlIndex) exactHits(text analyzer.Query) bool {
-	return len(text.Terms) == 1 && len(text.Prefixes) == 0
+	return len(text.Terms) == 1 && !isPair(text.Terms[0]) && len(text.Prefixes) == 0
 }
 
 // driveCap: a range of the primary key and an InnoDB lookup by primary key a hit, several
@@ -225,12 +353,13 @@ func (*mysqlIndex) driveCap() int { return 20000 }
 // for a word in a third of them. The first term drives (a query of prefixes only is left
 // to the optimizer); the optimizer may still put a rarer one before it.
 func (x *mysqlIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bool) {
-	if len(q.Terms) == 0 {
+	words, pairs := splitPairs(q.Terms)
+	if len(words) == 0 {
 		return "", "", nil, false
 	}
-	cond, args = `t.term = ?`, []any{q.Terms[0]}
-	if len(q.Terms) > 1 || len(q.Prefixes) > 0 {
-		rest, restArgs := x.termConds(q.Terms[1:], q.Prefixes)
+	cond, args = `t.term = ?`, []any{words[0]}
+	if len(words) > 1 || len(pairs) > 0 || len(q.Prefixes) > 0 {
+		rest, restArgs := x.termConds(words[1:], pairs, q.Prefixes)
 		cond, args = cond+` AND `+rest, append(args, restArgs...)
 	}
 	return `search_term t STRAIGHT_JOIN metadata m ON m.tenant_id = t.tenant_id AND m.id = t.id`, cond, args, true

@@ -278,6 +278,12 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 	if !ok {
 		return plain, nil
 	}
+	if o, ok := p.(termOrderer); ok && !text.Empty() {
+		var err error
+		if text, err = o.orderTerms(ctx, r, q.Tenant, text); err != nil {
+			return plain, err
+		}
+	}
 	limit, walks := p.driveCap(), p.walksAddresses()
 	best, bestN := -1, 0
 	var drivers []plannedDriver
@@ -388,6 +394,12 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 		}
 	}
 	return plain, nil
+}
+
+// termOrderer is a searchPlanner whose driveFrom and hits read the text's first word: it
+// puts the word with the fewest hits first.
+type termOrderer interface {
+	orderTerms(ctx context.Context, r queryer, tenant string, text analyzer.Query) (analyzer.Query, error)
 }
 
 // pageSorter is a searchPlanner whose text hits, past sortCap of them, are read for a page
