@@ -234,6 +234,64 @@ func (x *mysqlIndex) match(q analyzer.Query) (string, []any) {
 	return x.termConds(words, pairs, q.Prefixes)
 }
 
+// textMatches lists the tenant's messages that match text from the index alone, the
+// first word's range read and the rest looked up for each of its rows: search_term and
+// search_doc hold the visible messages only and are keyed by tenant, so no metadata row
+// is read (at 300,000 messages two words' count took 22 ms so, 54 with each message's row).
+func (x *mysqlIndex) textMatches(tenant string, text analyzer.Query) (string, []any, bool) {
+	words, pairs := splitPairs(text.Terms)
+	if len(words) == 0 {
+		return "", nil, false
+	}
+	query, args := `SELECT t.id FROM search_term t WHERE t.tenant_id = ? AND t.term = ?`, []any{tenant, words[0]}
+	if rest, restArgs := x.termCondsOn("t", words[1:], pairs, text.Prefixes); rest != "" {
+		query, args = query+` AND `+rest, append(args, restArgs...)
+	}
+	return query, args, true
+}
+
+// walkCheaper says whether the date walk reads a page of text more cheaply than looking
+// its rarest word's n hits up and sorting them: the walk tests about (offset+limit)/d
+// messages, d the share of the archive's messages that match, taken as the product of
+// each word's share. The rarest word's n is counted; the others' are the optimizer's
+// estimates (index dives, no rows read) scaled by the rarest's count over its estimate
+// (InnoDB's estimates ran about twice the count), and the archive's messages are taken
+// as its highest id (more where several tenants share it, so that the walk is then
+// chosen less often). Two words, one in 3 % of 300,000 messages and the other in 66 %:
+// the walk read the page in 6 ms, the lookups and the sort of 8,113 hits took 53.
+func (*mysqlIndex) walkCheaper(ctx context.Context, r queryer, tenant string, text analyzer.Query, n, offset, limit int) (bool, error) {
+	words, _ := splitPairs(text.Terms)
+	if len(words) == 0 || len(text.Prefixes) > 0 || n <= 0 {
+		return false, nil
+	}
+	var all sql.NullInt64
+	if err := r.QueryRowContext(ctx, `SELECT MAX(id) FROM metadata`).Scan(&all); err != nil {
+		return false, fmt.Errorf("estimate hits: %w", err)
+	}
+	if !all.Valid || all.Int64 <= 0 {
+		return false, nil
+	}
+	estimate := func(w string) (int64, error) {
+		return explainRows(ctx, r, `EXPLAIN SELECT id FROM search_term WHERE tenant_id = ? AND term = ?`, tenant, w)
+	}
+	share := min(float64(n)/float64(all.Int64), 1)
+	if len(words) > 1 {
+		rarest, err := estimate(words[0])
+		if err != nil || rarest <= 0 {
+			return false, err
+		}
+		scale := float64(n) / float64(rarest)
+		for _, w := range words[1:] {
+			est, err := estimate(w)
+			if err != nil {
+				return false, err
+			}
+			share *= min(float64(est)*scale/float64(all.Int64), 1)
+		}
+	}
+	return share > 0 && float64(offset+limit)/share < float64(n), nil
+}
+
 // splitPairs returns the words search_term is read for, those of terms and the two of each
 // pair, distinct, in order, and the pairs.
 func splitPairs(terms []string) (words, pairs []string) {
@@ -259,19 +317,24 @@ func splitPairs(terms []string) (words, pairs []string) {
 
 // termConds requires words and prefixes from search_term and then pairs from search_doc,
 // whose terms are one to a line: a pair is a line of them.
-func (*mysqlIndex) termConds(words, pairs, prefixes []string) (string, []any) {
+func (x *mysqlIndex) termConds(words, pairs, prefixes []string) (string, []any) {
+	return x.termCondsOn("m", words, pairs, prefixes)
+}
+
+// termCondsOn is termConds on the table alias t (its id and tenant_id columns).
+func (*mysqlIndex) termCondsOn(t string, words, pairs, prefixes []string) (string, []any) {
 	conds := make([]string, 0, len(words)+len(pairs)+len(prefixes))
 	args := make([]any, 0, len(words)+3*len(pairs)+2*len(prefixes))
-	for _, t := range words {
-		conds = append(conds, `m.id IN (SELECT id FROM search_term WHERE tenant_id = m.tenant_id AND term = ?)`)
-		args = append(args, t)
+	for _, w := range words {
+		conds = append(conds, t+`.id IN (SELECT id FROM search_term WHERE tenant_id = `+t+`.tenant_id AND term = ?)`)
+		args = append(args, w)
 	}
 	for _, p := range prefixes {
-		conds = append(conds, `m.id IN (SELECT id FROM search_term WHERE tenant_id = m.tenant_id AND term >= ? AND term < ?)`)
+		conds = append(conds, t+`.id IN (SELECT id FROM search_term WHERE tenant_id = `+t+`.tenant_id AND term >= ? AND term < ?)`)
 		args = append(args, p, analyzer.PrefixEnd(p))
 	}
 	for _, p := range pairs {
-		conds = append(conds, `EXISTS (SELECT 1 FROM search_doc d WHERE d.id = m.id AND LOCATE(?, CONCAT(?, d.terms, ?)) > 0)`)
+		conds = append(conds, `EXISTS (SELECT 1 FROM search_doc d WHERE d.id = `+t+`.id AND LOCATE(?, CONCAT(?, d.terms, ?)) > 0)`)
 		args = append(args, docSeparator+p+docSeparator, docSeparator, docSeparator)
 	}
 	return strings.Join(conds, " AND "), args
@@ -398,6 +461,13 @@ func (x *mysqlIndex) limitHint(ctx context.Context, db *database.DB) bool {
 		x.hasLimitHint = &known
 	}
 	return *x.hasLimitHint
+}
+
+// walkFrom: MariaDB's optimizer, weighing the LIMIT (pagePrefix) or not, reads a word's
+// hits and sorts them whenever there are few enough to drive: 118 ms for two words of
+// 14,878 and 289,808 hits at 300,000 messages, where the walk took 24.
+func (*mysqlIndex) walkFrom() string {
+	return `metadata m FORCE INDEX (metadata_tenant_datekey_visible)`
 }
 
 // walksAddresses: address_role_addr_date and address_role_domain_date (migration 00025)

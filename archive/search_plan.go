@@ -171,7 +171,11 @@ func (a *Archive) searchStatements(ctx context.Context, r queryer, q *Query) (se
 		st.page = a.db.Rebind(`SELECT ` + messageColumns + ` FROM ` + p.from + ` WHERE ` + p.where + ` ORDER BY ` + p.order + ` LIMIT ? OFFSET ?`)
 		st.pageArgs = append(append([]any{}, p.args...), q.Limit, q.Offset)
 	} else {
-		st.page = a.db.Rebind(p.prefix + `SELECT ` + messageColumns + ` FROM metadata m WHERE ` + where + ` ORDER BY ` + pageOrder + ` LIMIT ? OFFSET ?`)
+		from := `metadata m`
+		if p.walkFrom != "" {
+			from = p.walkFrom
+		}
+		st.page = a.db.Rebind(p.prefix + `SELECT ` + messageColumns + ` FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + pageOrder + ` LIMIT ? OFFSET ?`)
 		st.pageArgs = append(append([]any{}, args...), q.Limit, q.Offset)
 	}
 	return st, nil
@@ -236,6 +240,9 @@ type searchPlan struct {
 	plannedDriver
 	drives bool
 	prefix string
+	// walkFrom, when not empty, replaces the plain page's "metadata m" (a pageWalkChooser's
+	// walk that the optimizer would not choose).
+	walkFrom string
 	blocks *blockWalk
 	// listed, when the text's hits were listed and more than the drive cap and the text
 	// is the only condition, reads the listed ones (a hitLister's listFrom): a count of
@@ -294,6 +301,7 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 		drivers = append(drivers, d)
 	}
 	var textDriver, listed *plannedDriver
+	var walkFrom string // the page's walk, where the text's hits are not to drive it
 	var common bool // the text's hits were estimated, not counted: far more than the cap
 	var restWhere string
 	var restArgs []any
@@ -321,6 +329,14 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 				if indexCounts && !common && (n <= limit || limit >= MaxTotal) {
 					total, totalKnown = min(n, MaxTotal+1), true
 				}
+				if m, ok := p.(textMatchLister); ok && !totalKnown {
+					if stmt, stmtArgs, ok := m.textMatches(q.Tenant, text); ok {
+						if total, err = countHits(ctx, r, a.db.Dialect, stmt, stmtArgs, MaxTotal); err != nil {
+							return plain, fmt.Errorf("count matches: %w", err)
+						}
+						totalKnown = true
+					}
+				}
 			}
 			if q.textInWindow() { // a day block inside the window is counted from the index
 				if windowCounts, err = a.indexHoldsMatches(ctx, r, p, q.Tenant, text); err != nil {
@@ -345,13 +361,22 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 					}
 				}
 			}
+			if w, ok := p.(pageWalkChooser); ok && n <= limit && len(roleSources(q)) == 0 && q.Tag == "" && !q.Attachments {
+				cheaper, err := w.walkCheaper(ctx, r, q.Tenant, text, n, q.Offset, q.Limit)
+				if err != nil {
+					return plain, err
+				}
+				if cheaper { // the walk reads the page: not a driver
+					sorted, walkFrom = limit+1, w.walkFrom()
+				}
+			}
 			if listed != nil && n <= limit {
 				consider(*listed, sorted, false)
 			} else {
 				consider(d, sorted, false)
 			}
 		}
-		plain.prefix = p.pagePrefix(ctx, a.db, text)
+		plain.prefix, plain.walkFrom = p.pagePrefix(ctx, a.db, text), walkFrom
 	}
 	for _, src := range roleSources(q) {
 		n, err := countHits(ctx, r, a.db.Dialect, src.sql, src.args, limit)
@@ -394,6 +419,22 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 		}
 	}
 	return plain, nil
+}
+
+// textMatchLister is a searchPlanner whose index alone tells a search by text alone its
+// matches (MySQL: search_term is keyed by tenant and holds visible messages only): a
+// statement that lists them, ok false when the text gives it nothing to read.
+type textMatchLister interface {
+	textMatches(tenant string, text analyzer.Query) (stmt string, args []any, ok bool)
+}
+
+// pageWalkChooser is a searchPlanner that tells when the date walk reads the page of a
+// text whose rarest word's hits are few enough to drive (n of them) more cheaply than
+// looking them up and sorting them.
+type pageWalkChooser interface {
+	walkCheaper(ctx context.Context, r queryer, tenant string, text analyzer.Query, n, offset, limit int) (bool, error)
+	// walkFrom is the FROM clause of the walk, metadata m read along the date index.
+	walkFrom() string
 }
 
 // termOrderer is a searchPlanner whose driveFrom and hits read the text's first word: it
