@@ -243,7 +243,7 @@ type searchPlan struct {
 	// walkFrom, when not empty, replaces the plain page's "metadata m" (a pageWalkChooser's
 	// walk that the optimizer would not choose).
 	walkFrom string
-	blocks *blockWalk
+	blocks   *blockWalk
 	// listed, when the text's hits were listed and more than the drive cap and the text
 	// is the only condition, reads the listed ones (a hitLister's listFrom): a count of
 	// them that reaches MaxTotal+1 is the search's total (in an archive of one tenant, as
@@ -302,7 +302,7 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 	}
 	var textDriver, listed *plannedDriver
 	var walkFrom string // the page's walk, where the text's hits are not to drive it
-	var common bool // the text's hits were estimated, not counted: far more than the cap
+	var common bool     // the text's hits were estimated, not counted: far more than the cap
 	var restWhere string
 	var restArgs []any
 	var total int
