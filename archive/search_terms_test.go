@@ -1,10 +1,12 @@
 package archive
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -215,6 +217,95 @@ func TestMySQLPairsAreCheckedInSearchDoc(t *testing.T) {
 		} {
 			c.q.Tenant = "default"
 			assert.Equal(t, c.want, searchIDs(t, arc, c.q), "%+v", c.q)
+		}
+	})
+}
+
+// TestMySQLWordsPlans: on MariaDB the rarest word of a search drives whatever the order
+// typed; a search by words alone is counted from the index without reading a message;
+// the page walks the date index when the words' hits are dense enough that a page is
+// found in fewer messages than the rarest word's hits, and is looked up and sorted from
+// them otherwise. Every page and total is the one expected, an erased message and
+// another tenant's never among them.
+func TestMySQLWordsPlans(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		if d != database.MySQL {
+			t.Skip("MariaDB's plans")
+		}
+		ctx := context.Background()
+		arc, _ := newSearchArchive(t, d)
+		day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		// 200 messages, every one with "harbour", every other with "quay", one in 25 with
+		// "crane"; dates in reverse of the ids in part, so that date order is not id order.
+		var raws [][]byte
+		for i := range 200 {
+			body := "harbour"
+			if i%2 == 0 {
+				body += " quay"
+			}
+			if i%25 == 0 {
+				body += " crane"
+			}
+			raws = append(raws, archivetest.Message("a@x.test", []string{"b@y.test"}, nil, fmt.Sprintf("note %d", i), body,
+				day.Add(time.Duration((i*37)%200)*time.Hour)))
+		}
+		res := commitRaw(t, arc, "default", raws...)
+		commitRaw(t, arc, "other", archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "other", "harbour quay crane", day))
+		erased := res[50].ID // holds quay and crane
+		_, err := arc.db.Exec(`UPDATE metadata SET erased_by = 'test' WHERE id = ?`, erased)
+		require.NoError(t, err)
+		require.NoError(t, arc.db.InTx(ctx, func(tx *database.Tx) error { return arc.RemoveFromIndex(ctx, tx, erased) }))
+
+		want := func(pred func(i int) bool) []int64 {
+			type hit struct {
+				id   int64
+				sent time.Time
+			}
+			var hits []hit
+			for i, r := range res {
+				if r.ID != erased && pred(i) {
+					hits = append(hits, hit{r.ID, day.Add(time.Duration((i*37)%200) * time.Hour)})
+				}
+			}
+			slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(b.sent.Compare(a.sent), cmp.Compare(b.id, a.id)) })
+			ids := make([]int64, len(hits))
+			for i, h := range hits {
+				ids[i] = h.id
+			}
+			return ids
+		}
+		quay := want(func(i int) bool { return i%2 == 0 })
+		crane := want(func(i int) bool { return i%25 == 0 })
+		craneQuay := want(func(i int) bool { return i%50 == 0 })
+		for _, c := range []struct {
+			text          string
+			limit, offset int
+			want          []int64
+			walks         bool
+		}{
+			// quay's 99 hits, half of the messages: a page of 10 is in about 20 of them
+			{"harbour quay", 10, 0, quay, true},
+			{"quay harbour", 10, 0, quay, true},
+			// past the middle of the hits the walk would read more than the hits
+			{"harbour quay", 10, 80, quay, false},
+			// crane's 7 hits are fewer than a page's walk
+			{"harbour crane", 10, 0, crane, false},
+			{"crane quay harbour", 10, 0, craneQuay, false},
+		} {
+			q := Query{Tenant: "default", Text: c.text, Limit: c.limit, Offset: c.offset}
+			st, err := arc.searchStatements(ctx, arc.db, &q)
+			require.NoError(t, err)
+			assert.Equal(t, c.walks, strings.Contains(st.page, "FORCE INDEX (metadata_tenant_datekey_visible)"), "%q offset %d walks: %s", c.text, c.offset, st.page)
+			assert.True(t, st.totalKnown, "%q counted from the index", c.text)
+			msgs, total, err := arc.Search(ctx, q)
+			require.NoError(t, err)
+			assert.Equal(t, len(c.want), total, "%q total", c.text)
+			got := []int64{}
+			for _, m := range msgs {
+				got = append(got, m.ID)
+			}
+			end := min(c.offset+c.limit, len(c.want))
+			assert.Equal(t, c.want[min(c.offset, end):end], got, "%q offset %d", c.text, c.offset)
 		}
 	})
 }
