@@ -329,14 +329,14 @@ func (a *Archive) rewriteMetadata(ctx context.Context, tx *database.Tx, it *rein
 	return key, nil
 }
 
-// reindexFinish ends the run: its progress row goes, and Finish records it, in one
-// transaction.
 // reindexMarker is an index that records what a finished reindex rewrote: every message
 // up to upTo was removed from it and added again.
 type reindexMarker interface {
 	reindexed(ctx context.Context, tx *database.Tx, upTo int64) error
 }
 
+// reindexFinish ends the run: its progress row goes, and Finish records it, in one
+// transaction.
 func (a *Archive) reindexFinish(ctx context.Context, st reindexState, finish func(context.Context, *database.Tx, ReindexResult) error) error {
 	err := a.db.InTx(ctx, func(tx *database.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM reindex_state WHERE name = ?`, reindexName); err != nil {
