@@ -296,6 +296,9 @@ func TestMySQLWordsPlans(t *testing.T) {
 			st, err := arc.searchStatements(ctx, arc.db, &q)
 			require.NoError(t, err)
 			assert.Equal(t, c.walks, strings.Contains(st.page, "FORCE INDEX (metadata_tenant_datekey_visible)"), "%q offset %d walks: %s", c.text, c.offset, st.page)
+			if c.walks { // the walk's page: its ids from the date index, then their rows
+				assert.Contains(t, st.page, "LIMIT ? OFFSET ?) p STRAIGHT_JOIN metadata m ON m.id = p.id ORDER BY p.datekey DESC")
+			}
 			assert.True(t, st.totalKnown, "%q counted from the index", c.text)
 			msgs, total, err := arc.Search(ctx, q)
 			require.NoError(t, err)
