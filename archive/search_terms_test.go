@@ -34,6 +34,18 @@ func newSearchArchive(t *testing.T, d database.Dialect) (*Archive, *database.DB)
 	return arc, db
 }
 
+// onMySQL runs fn on a fresh archive on MariaDB only: the other dialects' runs skip, for
+// the reason why.
+func onMySQL(t *testing.T, why string, fn func(t *testing.T, arc *Archive, db *database.DB)) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		if d != database.MySQL {
+			t.Skip(why)
+		}
+		arc, db := newSearchArchive(t, d)
+		fn(t, arc, db)
+	})
+}
+
 func commitRaw(t *testing.T, arc *Archive, tenant string, raws ...[]byte) []Result {
 	t.Helper()
 	var batch []*Prepared
@@ -136,11 +148,7 @@ func TestIndexChunks(t *testing.T) {
 // search_term had its index by id) get their search_doc rows from search_term when the
 // migration runs, so they are still found and an erasure still removes every term.
 func TestSearchDocMigration(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
-		if d != database.MySQL {
-			t.Skip("search_doc is MariaDB's")
-		}
-		arc, db := newSearchArchive(t, d)
+	onMySQL(t, "search_doc is MariaDB's", func(t *testing.T, arc *Archive, db *database.DB) {
 		day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 		res := commitRaw(t, arc, "default",
 			archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "harbour plans", "first draft of the quay", day),
@@ -172,11 +180,7 @@ func TestSearchDocMigration(t *testing.T) {
 // none where they stand apart, whether typed in quotes, joined by punctuation or as
 // Chinese text, alone or with other conditions.
 func TestMySQLPairsAreCheckedInSearchDoc(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
-		if d != database.MySQL {
-			t.Skip("search_term is MariaDB's")
-		}
-		arc, db := newSearchArchive(t, d)
+	onMySQL(t, "search_term is MariaDB's", func(t *testing.T, arc *Archive, db *database.DB) {
 		day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 		res := commitRaw(t, arc, "default",
 			archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "quarterly report", "see report.pdf and the harbour plans 港口计划", day),
@@ -228,12 +232,8 @@ func TestMySQLPairsAreCheckedInSearchDoc(t *testing.T) {
 // them otherwise. Every page and total is the one expected, an erased message and
 // another tenant's never among them.
 func TestMySQLWordsPlans(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
-		if d != database.MySQL {
-			t.Skip("MariaDB's plans")
-		}
+	onMySQL(t, "MariaDB's plans", func(t *testing.T, arc *Archive, _ *database.DB) {
 		ctx := context.Background()
-		arc, _ := newSearchArchive(t, d)
 		day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 		// 200 messages, every one with "harbour", every other with "quay", one in 25 with
 		// "crane"; dates in reverse of the ids in part, so that date order is not id order.
@@ -318,12 +318,8 @@ func TestMySQLWordsPlans(t *testing.T) {
 // message's rows, the messages are still found by phrase, and a reindex rewrites them
 // without pairs and clears the mark.
 func TestMySQLPairRowsOfAnOlderReleaseAreRemoved(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
-		if d != database.MySQL {
-			t.Skip("search_term is MariaDB's")
-		}
+	onMySQL(t, "search_term is MariaDB's", func(t *testing.T, arc *Archive, db *database.DB) {
 		ctx := context.Background()
-		arc, db := newSearchArchive(t, d)
 		require.NoError(t, migrations.DownTo(ctx, db, 29))
 		day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 		res := commitRaw(t, arc, "default",
