@@ -300,9 +300,10 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 	if !ok {
 		return plain, nil
 	}
+	var est hitEstimates
 	if o, ok := p.(termOrderer); ok && !text.Empty() {
 		var err error
-		if text, err = o.orderTerms(ctx, r, q.Tenant, text); err != nil {
+		if text, est, err = o.orderTerms(ctx, r, q.Tenant, text); err != nil {
 			return plain, err
 		}
 	}
@@ -377,7 +378,7 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 				}
 			}
 			if w, ok := p.(pageWalkChooser); ok && len(roleSources(q)) == 0 && q.Tag == "" && !q.Attachments {
-				cheaper, err := w.walkCheaper(ctx, r, q.Tenant, text, n, q.Offset, q.Limit)
+				cheaper, err := w.walkCheaper(ctx, r, text, est, n, q.Offset, q.Limit)
 				if err != nil {
 					return plain, err
 				}
@@ -448,16 +449,21 @@ type textMatchLister interface {
 // counted up to the drive cap and one: past the cap the hits do not drive, but the
 // optimizer may still read and sort them).
 type pageWalkChooser interface {
-	walkCheaper(ctx context.Context, r queryer, tenant string, text analyzer.Query, n, offset, limit int) (bool, error)
+	// walkCheaper decides from n and the words' estimates of orderTerms (none for one word).
+	walkCheaper(ctx context.Context, r queryer, text analyzer.Query, est hitEstimates, n, offset, limit int) (bool, error)
 	// walkFrom is the FROM clause of the walk, metadata m read along the date index.
 	walkFrom() string
 }
 
 // termOrderer is a searchPlanner whose driveFrom and hits read the text's first word: it
-// puts the word with the fewest hits first.
+// puts the word with the fewest hits first, and returns the estimates it ordered them by
+// (nil for fewer than two words).
 type termOrderer interface {
-	orderTerms(ctx context.Context, r queryer, tenant string, text analyzer.Query) (analyzer.Query, error)
+	orderTerms(ctx context.Context, r queryer, tenant string, text analyzer.Query) (analyzer.Query, hitEstimates, error)
 }
+
+// hitEstimates are the database's estimates of each word's hits, by word.
+type hitEstimates map[string]int64
 
 // pageSorter is a searchPlanner whose text hits, past sortCap of them, are read for a page
 // more cheaply by the day-block walk than looked up and sorted, although there are fewer
