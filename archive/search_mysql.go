@@ -14,23 +14,22 @@ import (
 	"github.com/mailledger/mailledger/database"
 )
 
-// mysqlIndex is an inverted index in a B-tree: search_term holds one (tenant, term, id) row
-// per distinct word of a message (see indexTerms), and a word is a range of the primary
+// mysqlIndex is an inverted index in a B-tree: search_term holds one (tenant, term, date
+// key, id) row per distinct word of a message (see indexTerms), and a word is a range of
+// the primary key, its messages newest first as every page is ordered (migration 00031):
+// a text search reads its rarest word's range in page order and stops after the page, a
+// date window is a part of the range, and each other word is a lookup of the message's own
 // key. InnoDB FULLTEXT, its predecessor, took about a second to match a word that most
-// messages hold. It also helps MariaDB's optimizer plan Search (see searchPlanner).
-// search_term has no index by id (it would hold every row a second time, and the writes
-// and the size are what limit this layout): search_doc keeps each message's terms in one
-// row, one to a line, and remove deletes the message's search_term rows by primary key.
+// messages hold. search_term has no index by id (it would hold every row a second time,
+// and the writes and the size are what limit this layout): search_doc keeps each message's
+// terms in one row, one to a line, with its date key, and remove deletes the message's
+// search_term rows by primary key.
 //
 // The pairs of adjacent words ("w1 w2", analyzer.PairSeparator) are in search_doc only
 // (migration 00030): they are six in ten of a message's terms and nearly every one a key
 // of its own, so each went to a page of the table no other row of the commit touched, and
 // at a million messages the table was twice the buffer pool. A phrase requires its words
 // from search_term and then its pairs from the message's search_doc row (pairCond).
-// Messages indexed before the migration keep their pair rows until they are removed or
-// reindexed: search_pairs.stored_to is the highest id that may have some (remove deletes
-// them; nothing reads them, a prefix range aside, which finds the pair's first word's
-// messages anyway).
 type mysqlIndex struct {
 	mu           sync.Mutex
 	hasLimitHint *bool // nil until the server was asked
@@ -46,7 +45,7 @@ const (
 // termRow is one row of search_term.
 type termRow struct {
 	tenant, term string
-	id           int64
+	datekey, id  int64
 }
 
 func (*mysqlIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
@@ -54,13 +53,13 @@ func (*mysqlIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntr
 	for _, e := range entries {
 		for _, t := range e.terms {
 			if !isPair(t) {
-				rows = append(rows, termRow{e.tenant, t, e.id})
+				rows = append(rows, termRow{e.tenant, t, e.datekey, e.id})
 			}
 		}
 	}
 	// In key order, the rows of one term go to one place of the primary key.
 	slices.SortFunc(rows, func(a, b termRow) int {
-		return cmp.Or(strings.Compare(a.tenant, b.tenant), strings.Compare(a.term, b.term), cmp.Compare(a.id, b.id))
+		return cmp.Or(strings.Compare(a.tenant, b.tenant), strings.Compare(a.term, b.term), cmp.Compare(a.datekey, b.datekey), cmp.Compare(a.id, b.id))
 	})
 	for len(rows) > 0 {
 		n, size := 0, 0
@@ -68,11 +67,11 @@ func (*mysqlIndex) add(ctx context.Context, tx *database.Tx, entries []indexEntr
 			size += len(rows[n].tenant) + len(rows[n].term)
 			n++
 		}
-		args := make([]any, 0, 3*n)
+		args := make([]any, 0, 4*n)
 		for _, r := range rows[:n] {
-			args = append(args, r.tenant, r.term, r.id)
+			args = append(args, r.tenant, r.term, r.datekey, r.id)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO search_term (tenant_id, term, id) VALUES `+database.Rows(n, `(?, ?, ?)`), args...); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO search_term (tenant_id, term, datekey, id) VALUES `+database.Rows(n, `(?, ?, ?, ?)`), args...); err != nil {
 			return fmt.Errorf("index terms: %w", err)
 		}
 		rows = rows[n:]
@@ -93,7 +92,7 @@ func addDocs(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
 		if n == 0 {
 			return nil
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO search_doc (id, tenant_id, terms) VALUES `+database.Rows(n, `(?, ?, ?)`), args...)
+		_, err := tx.Exec(ctx, `INSERT INTO search_doc (id, tenant_id, datekey, terms) VALUES `+database.Rows(n, `(?, ?, ?, ?)`), args...)
 		args, n, size = args[:0], 0, 0
 		if err != nil {
 			return fmt.Errorf("index terms: %w", err)
@@ -110,26 +109,22 @@ func addDocs(ctx context.Context, tx *database.Tx, entries []indexEntry) error {
 				return err
 			}
 		}
-		args = append(args, e.id, e.tenant, doc)
+		args = append(args, e.id, e.tenant, e.datekey, doc)
 		n, size = n+1, size+len(doc)
 	}
 	return flush()
 }
 
-// remove deletes the messages' search_term rows by primary key, from the terms their
-// search_doc rows list, and then those rows.
+// remove deletes the messages' search_term rows by primary key, from the terms and date
+// key their search_doc rows hold, and then those rows.
 func (*mysqlIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) error {
-	pairsTo, err := pairsStoredTo(ctx, tx)
-	if err != nil {
-		return err
-	}
 	for start := 0; start < len(ids); start += removeChunk {
 		chunk := ids[start:min(start+removeChunk, len(ids))]
 		docs, err := readDocs(ctx, tx, chunk)
 		if err != nil {
 			return err
 		}
-		if err := removeTerms(ctx, tx, docs, pairsTo); err != nil {
+		if err := removeTerms(ctx, tx, docs); err != nil {
 			return err
 		}
 	}
@@ -140,37 +135,16 @@ func (*mysqlIndex) remove(ctx context.Context, tx *database.Tx, ids []int64) err
 // separator.
 func isPair(term string) bool { return strings.Contains(term, analyzer.PairSeparator) }
 
-// pairsStoredTo returns the highest id whose pair rows may still be in search_term
-// (migration 00030; 0: none).
-func pairsStoredTo(ctx context.Context, tx *database.Tx) (int64, error) {
-	var upTo int64
-	err := tx.QueryRow(ctx, `SELECT stored_to FROM search_pairs`).Scan(&upTo)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("search pairs: %w", err)
-	}
-	return upTo, nil
-}
-
-// reindexed: every message up to upTo was removed from the index (its pair rows with it)
-// and added again without pairs.
-func (*mysqlIndex) reindexed(ctx context.Context, tx *database.Tx, upTo int64) error {
-	_, err := tx.Exec(ctx, `UPDATE search_pairs SET stored_to = 0 WHERE stored_to <= ?`, upTo)
-	return err
-}
-
 // searchDoc is one row of search_doc.
 type searchDoc struct {
-	id     int64
-	tenant string
-	terms  []string
+	id, datekey int64
+	tenant      string
+	terms       []string
 }
 
 // readDocs reads the search_doc rows of ids (at most removeChunk).
 func readDocs(ctx context.Context, tx *database.Tx, ids []int64) ([]searchDoc, error) {
-	rows, err := tx.Query(ctx, `SELECT id, tenant_id, terms FROM search_doc WHERE id IN (`+database.InList(len(ids))+`)`, int64Args(ids)...)
+	rows, err := tx.Query(ctx, `SELECT id, datekey, tenant_id, terms FROM search_doc WHERE id IN (`+database.InList(len(ids))+`)`, int64Args(ids)...)
 	if err != nil {
 		return nil, fmt.Errorf("read indexed terms: %w", err)
 	}
@@ -179,7 +153,7 @@ func readDocs(ctx context.Context, tx *database.Tx, ids []int64) ([]searchDoc, e
 	for rows.Next() {
 		var d searchDoc
 		var terms string
-		if err := rows.Scan(&d.id, &d.tenant, &terms); err != nil {
+		if err := rows.Scan(&d.id, &d.datekey, &d.tenant, &terms); err != nil {
 			return nil, fmt.Errorf("read indexed terms: %w", err)
 		}
 		d.terms = strings.Split(terms, docSeparator)
@@ -197,14 +171,14 @@ func readDocs(ctx context.Context, tx *database.Tx, ids []int64) ([]searchDoc, e
 const removeKeys = 1000
 
 // removeTerms deletes the docs' search_term rows, removeKeys primary keys to a statement:
-// their words, and their pairs when their id is at most pairsTo.
-func removeTerms(ctx context.Context, tx *database.Tx, docs []searchDoc, pairsTo int64) error {
-	args := make([]any, 0, 3*removeKeys)
+// their words (their pairs are in search_doc only).
+func removeTerms(ctx context.Context, tx *database.Tx, docs []searchDoc) error {
+	args := make([]any, 0, 4*removeKeys)
 	flush := func() error {
 		if len(args) == 0 {
 			return nil
 		}
-		_, err := tx.Exec(ctx, `DELETE FROM search_term WHERE (tenant_id, term, id) IN (`+database.Rows(len(args)/3, `(?, ?, ?)`)+`)`, args...)
+		_, err := tx.Exec(ctx, `DELETE FROM search_term WHERE (tenant_id, term, datekey, id) IN (`+database.Rows(len(args)/4, `(?, ?, ?, ?)`)+`)`, args...)
 		args = args[:0]
 		if err != nil {
 			return fmt.Errorf("remove terms: %w", err)
@@ -213,10 +187,10 @@ func removeTerms(ctx context.Context, tx *database.Tx, docs []searchDoc, pairsTo
 	}
 	for _, d := range docs {
 		for _, t := range d.terms {
-			if d.id > pairsTo && isPair(t) {
+			if isPair(t) {
 				continue
 			}
-			if args = append(args, d.tenant, t, d.id); len(args) == 3*removeKeys {
+			if args = append(args, d.tenant, t, d.datekey, d.id); len(args) == 4*removeKeys {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -250,40 +224,6 @@ func (x *mysqlIndex) textMatches(tenant string, text analyzer.Query) (string, []
 	return query, args, true
 }
 
-// walkCheaper says whether the date walk reads a page of text more cheaply than looking
-// its rarest word's n hits up and sorting them: the walk tests about (offset+limit)/d
-// messages, d the share of the archive's messages that match, taken as the product of
-// each word's share. The rarest word's n is counted (up to the drive cap and one: a
-// count at the cap makes the walk look dearer than it is, never cheaper); the others' are
-// the optimizer's estimates (index dives, no rows read) scaled by the rarest's count over
-// its estimate (InnoDB's estimates ran about twice the count), and the archive's messages
-// are taken as its highest id (more where several tenants share it, so that the walk is
-// then chosen less often). Two words, one in 3 % of 300,000 messages and the other in
-// 66 %: the walk read the page in 6 ms, the lookups and the sort of 8,113 hits took 53;
-// at a million messages, a word in 3 % with one in 35 %: the optimizer, left to itself,
-// read and sorted the 29,551 hits in 221 ms, the walk took 36.
-func (*mysqlIndex) walkCheaper(ctx context.Context, r queryer, text analyzer.Query, est hitEstimates, n, offset, limit int) (bool, error) {
-	words, _ := splitPairs(text.Terms)
-	if len(words) == 0 || len(text.Prefixes) > 0 || n <= 0 || (len(words) > 1 && est[words[0]] <= 0) {
-		return false, nil
-	}
-	var all sql.NullInt64
-	if err := r.QueryRowContext(ctx, `SELECT MAX(id) FROM metadata`).Scan(&all); err != nil {
-		return false, fmt.Errorf("estimate hits: %w", err)
-	}
-	if !all.Valid || all.Int64 <= 0 {
-		return false, nil
-	}
-	share := min(float64(n)/float64(all.Int64), 1)
-	if len(words) > 1 {
-		scale := float64(n) / float64(est[words[0]])
-		for _, w := range words[1:] {
-			share *= min(float64(est[w])*scale/float64(all.Int64), 1)
-		}
-	}
-	return share > 0 && float64(offset+limit)/share < float64(n), nil
-}
-
 // splitPairs returns the words search_term is read for, those of terms and the two of each
 // pair, distinct, in order, and the pairs.
 func splitPairs(terms []string) (words, pairs []string) {
@@ -313,16 +253,17 @@ func (x *mysqlIndex) termConds(words, pairs, prefixes []string) (string, []any) 
 	return x.termCondsOn("m", words, pairs, prefixes)
 }
 
-// termCondsOn is termConds on the table alias t (its id and tenant_id columns).
+// termCondsOn is termConds on the table alias t (its id, datekey and tenant_id columns):
+// a word is a lookup of the message's key in the word's range.
 func (*mysqlIndex) termCondsOn(t string, words, pairs, prefixes []string) (string, []any) {
 	conds := make([]string, 0, len(words)+len(pairs)+len(prefixes))
 	args := make([]any, 0, len(words)+3*len(pairs)+2*len(prefixes))
 	for _, w := range words {
-		conds = append(conds, t+`.id IN (SELECT id FROM search_term WHERE tenant_id = `+t+`.tenant_id AND term = ?)`)
+		conds = append(conds, t+`.id IN (SELECT id FROM search_term WHERE tenant_id = `+t+`.tenant_id AND term = ? AND datekey = `+t+`.datekey)`)
 		args = append(args, w)
 	}
 	for _, p := range prefixes {
-		conds = append(conds, t+`.id IN (SELECT id FROM search_term WHERE tenant_id = `+t+`.tenant_id AND term >= ? AND term < ?)`)
+		conds = append(conds, `(`+t+`.datekey, `+t+`.id) IN (SELECT datekey, id FROM search_term WHERE tenant_id = `+t+`.tenant_id AND term >= ? AND term < ?)`)
 		args = append(args, p, analyzer.PrefixEnd(p))
 	}
 	for _, p := range pairs {
@@ -347,21 +288,21 @@ func (x *mysqlIndex) hits(ctx context.Context, r queryer, d database.Dialect, te
 // two words of a search are a frequent and a rarer one as often as not, typed in any
 // order. The estimate is the optimizer's for a range of the primary key (EXPLAIN, index
 // dives, no rows read).
-func (*mysqlIndex) orderTerms(ctx context.Context, r queryer, tenant string, text analyzer.Query) (analyzer.Query, hitEstimates, error) {
+func (*mysqlIndex) orderTerms(ctx context.Context, r queryer, tenant string, text analyzer.Query) (analyzer.Query, error) {
 	words, pairs := splitPairs(text.Terms)
 	if len(words) < 2 {
-		return text, nil, nil
+		return text, nil
 	}
-	est := make(hitEstimates, len(words))
+	est := make(map[string]int64, len(words))
 	for _, w := range words {
 		n, err := explainRows(ctx, r, `EXPLAIN SELECT id FROM search_term WHERE tenant_id = ? AND term = ?`, tenant, w)
 		if err != nil {
-			return text, nil, err
+			return text, err
 		}
 		est[w] = n
 	}
 	slices.SortStableFunc(words, func(a, b string) int { return cmp.Compare(est[a], est[b]) })
-	return analyzer.Query{Terms: append(words, pairs...), Prefixes: text.Prefixes}, est, nil
+	return analyzer.Query{Terms: append(words, pairs...), Prefixes: text.Prefixes}, nil
 }
 
 // explainRows returns the rows the optimizer expects the first table of query's plan to
@@ -402,23 +343,36 @@ func (*mysqlIndex) exactHits(text analyzer.Query) bool {
 // times SQLite's cost a row.
 func (*mysqlIndex) driveCap() int { return 20000 }
 
-// driveFrom makes the count of a text search read search_term first: MariaDB's join
-// optimizer, blind to the count's LIMIT and misled by the estimate of a tenant's messages
-// (half the table), otherwise walks the messages and looks each one up, five times slower
-// for a word in a third of them. The first term drives (a query of prefixes only is left
-// to the optimizer); the optimizer may still put a rarer one before it.
+// driveFrom makes a text search read search_term first, its first word's range newest
+// first (driveOrder), each of its messages then looked up in the other words' ranges by its
+// key and only then read from metadata: MariaDB's join optimizer, blind to the LIMIT and
+// misled by the estimate of a tenant's messages (half the table), otherwise walks the
+// messages and looks each one up, five times slower for a word in a third of them. The
+// date key is part of the join, so that the bounds of a date window on m.datekey bound the
+// range read. The first term drives (a query of prefixes only is left to the optimizer).
 func (x *mysqlIndex) driveFrom(q analyzer.Query) (from, cond string, args []any, ok bool) {
 	words, pairs := splitPairs(q.Terms)
 	if len(words) == 0 {
 		return "", "", nil, false
 	}
-	cond, args = `t.term = ?`, []any{words[0]}
-	if len(words) > 1 || len(pairs) > 0 || len(q.Prefixes) > 0 {
-		rest, restArgs := x.termConds(words[1:], pairs, q.Prefixes)
-		cond, args = cond+` AND `+rest, append(args, restArgs...)
+	var b strings.Builder
+	b.WriteString(`search_term t`)
+	conds, args := []string{`t.term = ?`}, []any{words[0]}
+	for i, w := range words[1:] {
+		u := fmt.Sprintf("u%d", i+1)
+		fmt.Fprintf(&b, ` STRAIGHT_JOIN search_term %[1]s ON %[1]s.tenant_id = t.tenant_id AND %[1]s.datekey = t.datekey AND %[1]s.id = t.id`, u)
+		conds, args = append(conds, u+`.term = ?`), append(args, w)
 	}
-	return `search_term t STRAIGHT_JOIN metadata m ON m.tenant_id = t.tenant_id AND m.id = t.id`, cond, args, true
+	b.WriteString(` STRAIGHT_JOIN metadata m ON m.tenant_id = t.tenant_id AND m.id = t.id AND m.datekey = t.datekey`)
+	if len(pairs) > 0 || len(q.Prefixes) > 0 {
+		rest, restArgs := x.termConds(nil, pairs, q.Prefixes)
+		conds, args = append(conds, rest), append(args, restArgs...)
+	}
+	return b.String(), strings.Join(conds, ` AND `), args, true
 }
+
+// driveOrder: search_term's range of a word is in page order.
+func (*mysqlIndex) driveOrder() string { return `t.datekey DESC, t.id DESC` }
 
 // pagePrefix asks MariaDB (10.6.20, 10.11.10, 11.4.4 and later) to weigh the LIMIT of a
 // text search's page when it orders the join: a common word then walks metadata_tenant_datekey_visible
@@ -453,13 +407,6 @@ func (x *mysqlIndex) limitHint(ctx context.Context, db *database.DB) bool {
 		x.hasLimitHint = &known
 	}
 	return *x.hasLimitHint
-}
-
-// walkFrom: MariaDB's optimizer, weighing the LIMIT (pagePrefix) or not, reads a word's
-// hits and sorts them whenever there are few enough to drive: 118 ms for two words of
-// 14,878 and 289,808 hits at 300,000 messages, where the walk took 24.
-func (*mysqlIndex) walkFrom() string {
-	return `metadata m FORCE INDEX (metadata_tenant_datekey_visible)`
 }
 
 // narrowWalkPage: yes (narrowWalkPager).

@@ -172,9 +172,6 @@ func (a *Archive) searchStatements(ctx context.Context, r queryer, q *Query) (se
 		st.pageArgs = append(append([]any{}, p.args...), q.Limit, q.Offset)
 	} else {
 		from := `metadata m`
-		if p.walkFrom != "" {
-			from = p.walkFrom
-		}
 		if n, ok := a.index.(narrowWalkPager); ok && n.narrowWalkPage() {
 			st.page = a.db.Rebind(p.prefix + `SELECT ` + messageColumns + ` FROM (SELECT m.id, m.datekey FROM ` + from + ` WHERE ` + where +
 				` ORDER BY ` + pageOrder + ` LIMIT ? OFFSET ?) p STRAIGHT_JOIN metadata m ON m.id = p.id ORDER BY p.datekey DESC`)
@@ -255,10 +252,7 @@ type searchPlan struct {
 	plannedDriver
 	drives bool
 	prefix string
-	// walkFrom, when not empty, replaces the plain page's "metadata m" (a pageWalkChooser's
-	// walk that the optimizer would not choose).
-	walkFrom string
-	blocks   *blockWalk
+	blocks *blockWalk
 	// listed, when the text's hits were listed and more than the drive cap and the text
 	// is the only condition, reads the listed ones (a hitLister's listFrom): a count of
 	// them that reaches MaxTotal+1 is the search's total (in an archive of one tenant, as
@@ -300,10 +294,9 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 	if !ok {
 		return plain, nil
 	}
-	var est hitEstimates
 	if o, ok := p.(termOrderer); ok && !text.Empty() {
 		var err error
-		if text, est, err = o.orderTerms(ctx, r, q.Tenant, text); err != nil {
+		if text, err = o.orderTerms(ctx, r, q.Tenant, text); err != nil {
 			return plain, err
 		}
 	}
@@ -317,8 +310,7 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 		drivers = append(drivers, d)
 	}
 	var textDriver, listed *plannedDriver
-	var walkFrom string // the page's walk, where the text's hits are not to drive it
-	var common bool     // the text's hits were estimated, not counted: far more than the cap
+	var common bool // the text's hits were estimated, not counted: far more than the cap
 	var restWhere string
 	var restArgs []any
 	var total int
@@ -331,9 +323,17 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 			if _, lists := p.(hitLister); lists && q.textAlone() {
 				far = limit * listFactor
 			}
-			n, ids, err := a.textHits(ctx, r, p, q.Tenant, text, limit, far)
-			if err != nil {
-				return plain, fmt.Errorf("count index hits: %w", err)
+			// Hits read in page order drive whatever their number when nothing else could
+			// lead: they are not counted for the plan.
+			_, ordered := p.(orderedTextDriver)
+			counted := !ordered || len(roleSources(q)) > 0
+			var n int
+			var ids []int64
+			var err error
+			if counted {
+				if n, ids, err = a.textHits(ctx, r, p, q.Tenant, text, limit, far); err != nil {
+					return plain, fmt.Errorf("count index hits: %w", err)
+				}
 			}
 			common = n > limit*commonFactor
 			textDriver = &d
@@ -342,7 +342,7 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 					return plain, err
 				}
 				// n is an exact count of the hits up to limit+1, or an estimate (common).
-				if indexCounts && !common && (n <= limit || limit >= MaxTotal) {
+				if indexCounts && counted && !common && (n <= limit || limit >= MaxTotal) {
 					total, totalKnown = min(n, MaxTotal+1), true
 				}
 				if m, ok := p.(textMatchLister); ok && !totalKnown {
@@ -377,22 +377,17 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 					}
 				}
 			}
-			if w, ok := p.(pageWalkChooser); ok && len(roleSources(q)) == 0 && q.Tag == "" && !q.Attachments {
-				cheaper, err := w.walkCheaper(ctx, r, text, est, n, q.Offset, q.Limit)
-				if err != nil {
-					return plain, err
-				}
-				if cheaper { // the walk reads the page: not a driver
-					sorted, walkFrom = limit+1, w.walkFrom()
-				}
-			}
-			if listed != nil && n <= limit {
+			switch o, ordered := p.(orderedTextDriver); {
+			case ordered: // read in page order, it stops after the page: no sort to bound
+				d.order = o.driveOrder()
+				consider(d, sorted, true)
+			case listed != nil && n <= limit:
 				consider(*listed, sorted, false)
-			} else {
+			default:
 				consider(d, sorted, false)
 			}
 		}
-		plain.prefix, plain.walkFrom = p.pagePrefix(ctx, a.db, text), walkFrom
+		plain.prefix = p.pagePrefix(ctx, a.db, text)
 	}
 	for _, src := range roleSources(q) {
 		n, err := countHits(ctx, r, a.db.Dialect, src.sql, src.args, limit)
@@ -444,26 +439,18 @@ type textMatchLister interface {
 	textMatches(tenant string, text analyzer.Query) (stmt string, args []any, ok bool)
 }
 
-// pageWalkChooser is a searchPlanner that tells when the date walk reads the page of a
-// text more cheaply than looking its rarest word's hits up and sorting them (n of them,
-// counted up to the drive cap and one: past the cap the hits do not drive, but the
-// optimizer may still read and sort them).
-type pageWalkChooser interface {
-	// walkCheaper decides from n and the words' estimates of orderTerms (none for one word).
-	walkCheaper(ctx context.Context, r queryer, text analyzer.Query, est hitEstimates, n, offset, limit int) (bool, error)
-	// walkFrom is the FROM clause of the walk, metadata m read along the date index.
-	walkFrom() string
+// orderedTextDriver is a searchPlanner whose text driver (driveFrom) reads its hits in
+// page order (MySQL: search_term is keyed by date key after the term): it leads like an
+// address walked in page order, and driveOrder is its page's ORDER BY.
+type orderedTextDriver interface {
+	driveOrder() string
 }
 
 // termOrderer is a searchPlanner whose driveFrom and hits read the text's first word: it
-// puts the word with the fewest hits first, and returns the estimates it ordered them by
-// (nil for fewer than two words).
+// puts the word with the fewest hits first.
 type termOrderer interface {
-	orderTerms(ctx context.Context, r queryer, tenant string, text analyzer.Query) (analyzer.Query, hitEstimates, error)
+	orderTerms(ctx context.Context, r queryer, tenant string, text analyzer.Query) (analyzer.Query, error)
 }
-
-// hitEstimates are the database's estimates of each word's hits, by word.
-type hitEstimates map[string]int64
 
 // pageSorter is a searchPlanner whose text hits, past sortCap of them, are read for a page
 // more cheaply by the day-block walk than looked up and sorted, although there are fewer

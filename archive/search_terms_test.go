@@ -225,16 +225,16 @@ func TestMySQLPairsAreCheckedInSearchDoc(t *testing.T) {
 	})
 }
 
-// TestMySQLWordsPlans: on MariaDB the rarest word of a search drives whatever the order
-// typed; a search by words alone is counted from the index without reading a message;
-// the page walks the date index when the words' hits are dense enough that a page is
-// found in fewer messages than the rarest word's hits, and is looked up and sorted from
-// them otherwise. Every page and total is the one expected, an erased message and
-// another tenant's never among them.
+// TestMySQLWordsPlans: on MariaDB a text search reads its rarest word's range of
+// search_term newest first, whatever the order the words were typed in, and stops after
+// the page (no sort); a date window bounds the range read; a search by words alone is
+// counted from the index without reading a message. Every page and total is the one
+// expected, an erased message and another tenant's never among them.
 func TestMySQLWordsPlans(t *testing.T) {
-	onMySQL(t, "MariaDB's plans", func(t *testing.T, arc *Archive, _ *database.DB) {
+	onMySQL(t, "MariaDB's plans", func(t *testing.T, arc *Archive, db *database.DB) {
 		ctx := context.Background()
 		day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		sent := func(i int) time.Time { return day.Add(time.Duration((i*37)%200) * time.Hour) }
 		// 200 messages, every one with "harbour", every other with "quay", one in 25 with
 		// "crane"; dates in reverse of the ids in part, so that date order is not id order.
 		var raws [][]byte
@@ -246,8 +246,7 @@ func TestMySQLWordsPlans(t *testing.T) {
 			if i%25 == 0 {
 				body += " crane"
 			}
-			raws = append(raws, archivetest.Message("a@x.test", []string{"b@y.test"}, nil, fmt.Sprintf("note %d", i), body,
-				day.Add(time.Duration((i*37)%200)*time.Hour)))
+			raws = append(raws, archivetest.Message("a@x.test", []string{"b@y.test"}, nil, fmt.Sprintf("note %d", i), body, sent(i)))
 		}
 		res := commitRaw(t, arc, "default", raws...)
 		commitRaw(t, arc, "other", archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "other", "harbour quay crane", day))
@@ -255,16 +254,18 @@ func TestMySQLWordsPlans(t *testing.T) {
 		_, err := arc.db.Exec(`UPDATE metadata SET erased_by = 'test' WHERE id = ?`, erased)
 		require.NoError(t, err)
 		require.NoError(t, arc.db.InTx(ctx, func(tx *database.Tx) error { return arc.RemoveFromIndex(ctx, tx, erased) }))
+		_, err = db.Exec(`ANALYZE TABLE search_term, metadata`)
+		require.NoError(t, err)
 
-		want := func(pred func(i int) bool) []int64 {
+		want := func(from, to time.Time, pred func(i int) bool) []int64 {
 			type hit struct {
 				id   int64
 				sent time.Time
 			}
 			var hits []hit
 			for i, r := range res {
-				if r.ID != erased && pred(i) {
-					hits = append(hits, hit{r.ID, day.Add(time.Duration((i*37)%200) * time.Hour)})
+				if r.ID != erased && pred(i) && !sent(i).Before(from) && sent(i).Before(to) {
+					hits = append(hits, hit{r.ID, sent(i)})
 				}
 			}
 			slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(b.sent.Compare(a.sent), cmp.Compare(b.id, a.id)) })
@@ -274,32 +275,57 @@ func TestMySQLWordsPlans(t *testing.T) {
 			}
 			return ids
 		}
-		quay := want(func(i int) bool { return i%2 == 0 })
-		crane := want(func(i int) bool { return i%25 == 0 })
-		craneQuay := want(func(i int) bool { return i%50 == 0 })
+		always, never := day.AddDate(-1, 0, 0), day.AddDate(1, 0, 0)
+		winFrom, winTo := day.Add(40*time.Hour), day.Add(90*time.Hour)
+		quay := want(always, never, func(i int) bool { return i%2 == 0 })
+		crane := want(always, never, func(i int) bool { return i%25 == 0 })
+		craneQuay := want(always, never, func(i int) bool { return i%50 == 0 })
+		quayWindow := want(winFrom, winTo, func(i int) bool { return i%2 == 0 })
 		for _, c := range []struct {
 			text          string
+			from, to      time.Time
 			limit, offset int
 			want          []int64
-			walks         bool
 		}{
-			// quay's 99 hits, half of the messages: a page of 10 is in about 20 of them
-			{"harbour quay", 10, 0, quay, true},
-			{"quay harbour", 10, 0, quay, true},
-			// past the middle of the hits the walk would read more than the hits
-			{"harbour quay", 10, 80, quay, false},
-			// crane's 7 hits are fewer than a page's walk
-			{"harbour crane", 10, 0, crane, false},
-			{"crane quay harbour", 10, 0, craneQuay, false},
+			{"harbour quay", time.Time{}, time.Time{}, 10, 0, quay},
+			{"quay harbour", time.Time{}, time.Time{}, 10, 0, quay},
+			{"harbour quay", time.Time{}, time.Time{}, 10, 80, quay},
+			{"harbour crane", time.Time{}, time.Time{}, 10, 0, crane},
+			{"crane quay harbour", time.Time{}, time.Time{}, 10, 0, craneQuay},
+			{"quay", winFrom, winTo, 5, 0, quayWindow},
+			{"quay", winFrom, winTo, 5, 10, quayWindow},
+			{"harbour quay", winFrom, winTo, 5, 5, quayWindow},
 		} {
-			q := Query{Tenant: "default", Text: c.text, Limit: c.limit, Offset: c.offset}
+			q := Query{Tenant: "default", Text: c.text, DateFrom: c.from, DateTo: c.to, Limit: c.limit, Offset: c.offset}
 			st, err := arc.searchStatements(ctx, arc.db, &q)
 			require.NoError(t, err)
-			assert.Equal(t, c.walks, strings.Contains(st.page, "FORCE INDEX (metadata_tenant_datekey_visible)"), "%q offset %d walks: %s", c.text, c.offset, st.page)
-			if c.walks { // the walk's page: its ids from the date index, then their rows
-				assert.Contains(t, st.page, "LIMIT ? OFFSET ?) p STRAIGHT_JOIN metadata m ON m.id = p.id ORDER BY p.datekey DESC")
+			assert.Contains(t, st.page, "FROM search_term t STRAIGHT_JOIN ", "%q: driven from search_term", c.text)
+			words := len(strings.Fields(c.text))
+			assert.Equal(t, words-1, strings.Count(st.page, "STRAIGHT_JOIN search_term u"), "%q: each other word looked up before the message", c.text)
+			assert.Contains(t, st.page, "ORDER BY t.datekey DESC", "%q: in the range's order", c.text)
+			first, _ := splitPairs(strings.Fields(c.text))
+			rarest := map[bool]string{true: "crane", false: "quay"}[strings.Contains(c.text, "crane")]
+			assert.Equal(t, rarest, st.pageArgs[0], "%q: the rarest word drives (%v)", c.text, first)
+			var explain []string
+			rows, err := db.Query(`EXPLAIN `+st.page, st.pageArgs...)
+			require.NoError(t, err)
+			for rows.Next() {
+				cols, err := rows.Columns()
+				require.NoError(t, err)
+				vals := make([]sql.NullString, len(cols))
+				dest := make([]any, len(cols))
+				for i := range dest {
+					dest[i] = &vals[i]
+				}
+				require.NoError(t, rows.Scan(dest...))
+				explain = append(explain, fmt.Sprint(vals))
 			}
-			assert.True(t, st.totalKnown, "%q counted from the index", c.text)
+			require.NoError(t, rows.Err())
+			require.NoError(t, rows.Close())
+			assert.NotContains(t, strings.Join(explain, "\n"), "filesort", "%q: the page is read in order, not sorted: %v", c.text, explain)
+			if c.from.IsZero() {
+				assert.True(t, st.totalKnown, "%q counted from the index", c.text)
+			}
 			msgs, total, err := arc.Search(ctx, q)
 			require.NoError(t, err)
 			assert.Equal(t, len(c.want), total, "%q total", c.text)
@@ -313,46 +339,51 @@ func TestMySQLWordsPlans(t *testing.T) {
 	})
 }
 
-// TestMySQLPairRowsOfAnOlderReleaseAreRemoved: messages indexed before migration 00030
-// kept their pairs in search_term; after it a removal still deletes every one of a
-// message's rows, the messages are still found by phrase, and a reindex rewrites them
-// without pairs and clears the mark.
-func TestMySQLPairRowsOfAnOlderReleaseAreRemoved(t *testing.T) {
+// TestMySQLSearchTermDateKeyMigration: migration 00031 keys search_term by date key after
+// the term. Rows written before it (a message's words with its id, and the pair rows an
+// older release wrote) are copied with their messages' date keys, the pairs left behind;
+// search_doc gets the date keys that removal needs. Searches, a removal and a reindex
+// then work as on a new archive, and the migration undone restores the older layout.
+func TestMySQLSearchTermDateKeyMigration(t *testing.T) {
 	onMySQL(t, "search_term is MariaDB's", func(t *testing.T, arc *Archive, db *database.DB) {
 		ctx := context.Background()
-		require.NoError(t, migrations.DownTo(ctx, db, 29))
 		day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 		res := commitRaw(t, arc, "default",
 			archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "harbour plans", "first draft of the quay", day),
-			archivetest.Message("c@x.test", []string{"b@y.test"}, nil, "harbour budget", "second draft", day.AddDate(0, 0, 1)),
-			archivetest.Message("e@x.test", []string{"b@y.test"}, nil, "quay works", "third draft", day.AddDate(0, 0, 2)),
+			archivetest.Message("c@x.test", []string{"b@y.test"}, nil, "harbour budget", "second draft", day.AddDate(0, 0, 2)),
+			archivetest.Message("e@x.test", []string{"b@y.test"}, nil, "quay works", "third draft", day.AddDate(0, 0, 1)),
 		)
-		// What the older release wrote: every term of search_doc in search_term, pairs too.
+		rowsOf := func() []string {
+			return dbtest.Column[string](t, db, `SELECT CONCAT(tenant_id, '|', term, '|', id) FROM search_term ORDER BY 1`)
+		}
+		words := rowsOf()
+		require.NotEmpty(t, words)
+
+		require.NoError(t, migrations.DownTo(ctx, db, 30))
+		assert.Equal(t, words, rowsOf(), "the rows in the older layout")
+		// What an older release also wrote: every term of search_doc in search_term, pairs too.
 		_, err := db.Exec(`INSERT IGNORE INTO search_term (tenant_id, term, id) SELECT d.tenant_id, j.term, d.id
 			FROM search_doc d, JSON_TABLE(CONCAT('["', REPLACE(d.terms, '
 ', '","'), '"]'), '$[*]' COLUMNS (term VARCHAR(257) PATH '$')) j`)
 		require.NoError(t, err)
-		pairRows := func(id int64) int {
-			return dbtest.Column[int](t, db, `SELECT COUNT(*) FROM search_term WHERE id = ? AND term LIKE '% %'`, id)[0]
-		}
-		require.Positive(t, pairRows(res[0].ID), "the older release's pair rows")
-		require.NoError(t, migrations.Up(ctx, db))
-		storedTo := func() int64 { return dbtest.Column[int64](t, db, `SELECT stored_to FROM search_pairs`)[0] }
-		assert.Equal(t, res[2].ID, storedTo())
+		require.Positive(t, dbtest.Column[int](t, db, `SELECT COUNT(*) FROM search_term WHERE term LIKE '% %'`)[0], "the older release's pair rows")
 
-		later := commitRaw(t, arc, "default", archivetest.Message("g@x.test", []string{"b@y.test"}, nil, "harbour plans", "fourth draft", day.AddDate(0, 0, 3)))
-		assert.Zero(t, pairRows(later[0].ID), "a message indexed after the migration")
-		assert.Equal(t, []int64{later[0].ID, res[0].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: `"harbour plans"`}))
+		require.NoError(t, migrations.Up(ctx, db))
+		assert.Equal(t, words, rowsOf(), "the words, without the pairs")
+		assert.Zero(t, dbtest.Column[int](t, db, `SELECT COUNT(*) FROM search_term t JOIN metadata m ON m.id = t.id WHERE t.datekey <> m.datekey`)[0], "each row with its message's date key")
+		assert.Zero(t, dbtest.Column[int](t, db, `SELECT COUNT(*) FROM search_doc d JOIN metadata m ON m.id = d.id WHERE d.datekey <> m.datekey`)[0], "each search_doc row with its message's date key")
+
+		assert.Equal(t, []int64{res[1].ID, res[2].ID, res[0].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: "draft"}))
+		assert.Equal(t, []int64{res[0].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: `"harbour plans"`}))
+		assert.Equal(t, []int64{res[2].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: "draft", DateFrom: day.AddDate(0, 0, 1), DateTo: day.AddDate(0, 0, 2)}))
 
 		require.NoError(t, db.InTx(ctx, func(tx *database.Tx) error { return arc.RemoveFromIndex(ctx, tx, res[0].ID) }))
 		assert.Zero(t, dbtest.Column[int](t, db, `SELECT COUNT(*) FROM search_term WHERE id = ?`, res[0].ID)[0], "every row of the removed message")
-		assert.Equal(t, []int64{later[0].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: `"harbour plans"`}))
-
-		_, err = arc.Reindex(ctx, ReindexOptions{})
+		assert.Equal(t, []int64{res[1].ID, res[2].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: "draft"}))
+		_, err = arc.Reindex(ctx, ReindexOptions{}) // every visible message indexed again
 		require.NoError(t, err)
-		assert.Zero(t, pairRows(res[1].ID), "reindexed without pairs")
-		assert.Zero(t, pairRows(res[2].ID), "reindexed without pairs")
-		assert.Zero(t, storedTo(), "no message left with pair rows")
+		assert.Equal(t, words, rowsOf(), "the words as the migration left them")
+		assert.Equal(t, []int64{res[1].ID, res[2].ID, res[0].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: "draft"}))
 		assert.Equal(t, []int64{res[2].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: `"quay works"`}))
 	})
 }
@@ -402,23 +433,23 @@ func TestMySQLRemoveTermsReadsRanges(t *testing.T) {
 		_, db := newSearchArchive(t, d)
 		// An archive's worth of rows (on a nearly empty table a scan is cheapest), analysed.
 		for batch := range 10 {
-			rows := make([]any, 0, 3*5000)
+			rows := make([]any, 0, 4*5000)
 			for i := range 5000 {
 				id := batch*5000 + i
-				rows = append(rows, "default", fmt.Sprintf("w%d", id%2000), id)
+				rows = append(rows, "default", fmt.Sprintf("w%d", id%2000), int64(id)<<dateKeyIDBits|int64(id), id)
 			}
-			_, err := db.Exec(`INSERT INTO search_term (tenant_id, term, id) VALUES `+database.Rows(5000, `(?, ?, ?)`), rows...)
+			_, err := db.Exec(`INSERT INTO search_term (tenant_id, term, datekey, id) VALUES `+database.Rows(5000, `(?, ?, ?, ?)`), rows...)
 			require.NoError(t, err)
 		}
 		_, err := db.Exec(`ANALYZE TABLE search_term`)
 		require.NoError(t, err)
-		args := make([]any, 0, 3*removeKeys)
+		args := make([]any, 0, 4*removeKeys)
 		for i := range removeKeys {
-			args = append(args, "default", fmt.Sprintf("%s%d", strings.Repeat("t", 250), i), int64(i))
+			args = append(args, "default", fmt.Sprintf("%s%d", strings.Repeat("t", 250), i), int64(i)<<dateKeyIDBits|int64(i), int64(i))
 		}
 		var id, selectType, table, access string
 		var rest [6]sql.NullString
-		err = db.QueryRow(`EXPLAIN DELETE FROM search_term WHERE (tenant_id, term, id) IN (`+database.Rows(removeKeys, `(?, ?, ?)`)+`)`, args...).
+		err = db.QueryRow(`EXPLAIN DELETE FROM search_term WHERE (tenant_id, term, datekey, id) IN (`+database.Rows(removeKeys, `(?, ?, ?, ?)`)+`)`, args...).
 			Scan(&id, &selectType, &table, &access, &rest[0], &rest[1], &rest[2], &rest[3], &rest[4], &rest[5])
 		require.NoError(t, err)
 		assert.Equal(t, "range", access, "access type of the DELETE (key %s)", rest[1].String)
