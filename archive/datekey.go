@@ -1,6 +1,9 @@
 package archive
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // The date key orders messages as every search page does: newest first by the message's
 // date (the Date header, else the arrival) to the second, then by id. It is one integer so
@@ -43,4 +46,27 @@ func dateKeyBounds(from, to time.Time) (lo, hi int64, hasLo, hasHi bool) {
 		hi, hasHi = (s+1)<<dateKeyIDBits, true
 	}
 	return lo, hi, hasLo, hasHi
+}
+
+// exactDateKeyBounds are the date keys lo to hi, both included, of exactly the messages
+// dated in [from, to) (a zero time is no bound), where that holds: each bound a whole
+// second inside the range a key holds (then a message is dated from `from` on exactly
+// when its key's seconds are, and before `to` exactly when its key's seconds are before
+// to's). exact is false otherwise, and the msgdate conditions must decide.
+func exactDateKeyBounds(from, to time.Time) (lo, hi int64, exact bool) {
+	inside := func(t time.Time) bool {
+		s := t.Unix() - dateKeyEpochSec
+		return t.Nanosecond() == 0 && s > 0 && s < dateKeyMaxSec
+	}
+	if (!from.IsZero() && !inside(from)) || (!to.IsZero() && !inside(to)) {
+		return 0, 0, false
+	}
+	lo, hi = 0, math.MaxInt64
+	if !from.IsZero() {
+		lo = dateKeySeconds(from) << dateKeyIDBits
+	}
+	if !to.IsZero() {
+		hi = dateKeySeconds(to)<<dateKeyIDBits - 1
+	}
+	return lo, hi, true
 }

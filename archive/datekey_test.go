@@ -120,3 +120,37 @@ func TestSearchDateWindowIsExact(t *testing.T) {
 		}
 	})
 }
+
+// TestExactDateKeyBounds: a window of whole seconds inside the date key's range is exactly
+// the keys lo to hi; a fraction of a second or a bound past the range is not.
+func TestExactDateKeyBounds(t *testing.T) {
+	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	later := at.Add(time.Hour)
+	lo, hi, exact := exactDateKeyBounds(at, later)
+	require.True(t, exact)
+	for _, c := range []struct {
+		date time.Time
+		in   bool
+	}{
+		{at.Add(-time.Microsecond), false},
+		{at, true},
+		{at.Add(999 * time.Millisecond), true},
+		{later.Add(-time.Microsecond), true},
+		{later, false},
+	} {
+		key := DateKey(c.date, 12345)
+		assert.Equal(t, c.in, key >= lo && key <= hi, "%s", c.date)
+	}
+	lo, hi, exact = exactDateKeyBounds(time.Time{}, time.Time{})
+	assert.True(t, exact)
+	assert.True(t, lo <= DateKey(time.Date(1800, 1, 1, 0, 0, 0, 0, time.UTC), 0) && hi >= DateKey(time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC), dateKeyIDMask), "no bounds: every key")
+	for _, c := range [][2]time.Time{
+		{at.Add(time.Millisecond), later},
+		{at, later.Add(time.Microsecond)},
+		{time.Date(1850, 1, 1, 0, 0, 0, 0, time.UTC), later},
+		{at, time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		_, _, exact := exactDateKeyBounds(c[0], c[1])
+		assert.False(t, exact, "%s to %s", c[0], c[1])
+	}
+}

@@ -213,11 +213,26 @@ func (x *mysqlIndex) match(q analyzer.Query) (string, []any) {
 // search_doc hold the visible messages only and are keyed by tenant, so no metadata row
 // is read (at 300,000 messages two words' count took 22 ms so, 54 with each message's row).
 func (x *mysqlIndex) textMatches(tenant string, text analyzer.Query) (string, []any, bool) {
+	return x.matchesIn(tenant, text, ``)
+}
+
+// windowMatches lists the tenant's messages that match text with a date key from lo to hi
+// (both included) from the index alone: the part of the first word's range in the window, the rest looked
+// up for each of its rows, as textMatches. A common word in a 30-day window of a million
+// messages: each of its 16,000 rows looked up in metadata for the count took 40 ms at
+// p50, 140 at p99 (docs/performance.md).
+func (x *mysqlIndex) windowMatches(tenant string, text analyzer.Query, lo, hi int64) (string, []any, bool) {
+	return x.matchesIn(tenant, text, ` AND t.datekey BETWEEN ? AND ?`, lo, hi)
+}
+
+// matchesIn is textMatches with cond (on search_term t, with its args) after the first
+// word's condition.
+func (x *mysqlIndex) matchesIn(tenant string, text analyzer.Query, cond string, condArgs ...any) (string, []any, bool) {
 	words, pairs := splitPairs(text.Terms)
 	if len(words) == 0 {
 		return "", nil, false
 	}
-	query, args := `SELECT t.id FROM search_term t WHERE t.tenant_id = ? AND t.term = ?`, []any{tenant, words[0]}
+	query, args := `SELECT t.id FROM search_term t WHERE t.tenant_id = ? AND t.term = ?`+cond, append([]any{tenant, words[0]}, condArgs...)
 	if rest, restArgs := x.termCondsOn("t", words[1:], pairs, text.Prefixes); rest != "" {
 		query, args = query+` AND `+rest, append(args, restArgs...)
 	}

@@ -358,6 +358,16 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 				if windowCounts, err = a.indexHoldsMatches(ctx, r, p, q.Tenant, text); err != nil {
 					return plain, err
 				}
+				if w, ok := p.(windowMatchLister); ok {
+					if lo, hi, exact := exactDateKeyBounds(q.DateFrom, q.DateTo); exact {
+						if stmt, stmtArgs, ok := w.windowMatches(q.Tenant, text, lo, hi); ok {
+							if total, err = countHits(ctx, r, a.db.Dialect, stmt, stmtArgs, MaxTotal); err != nil {
+								return plain, fmt.Errorf("count matches: %w", err)
+							}
+							totalKnown = true
+						}
+					}
+				}
 			}
 			if l, ok := p.(hitLister); ok && ids != nil {
 				from, listArgs := l.listFrom(ids)
@@ -437,6 +447,14 @@ func (a *Archive) plan(ctx context.Context, r queryer, q Query, text analyzer.Qu
 // statement that lists them, ok false when the text gives it nothing to read.
 type textMatchLister interface {
 	textMatches(tenant string, text analyzer.Query) (stmt string, args []any, ok bool)
+}
+
+// windowMatchLister is a searchPlanner whose index alone tells a search by text and a date
+// window its matches (MySQL: search_term is keyed by tenant and date key after the term,
+// and holds visible messages only): a statement that lists those whose date key is from lo
+// to hi, both included (exactDateKeyBounds), ok false when the text gives it nothing to read.
+type windowMatchLister interface {
+	windowMatches(tenant string, text analyzer.Query, lo, hi int64) (stmt string, args []any, ok bool)
 }
 
 // orderedTextDriver is a searchPlanner whose text driver (driveFrom) reads its hits in
