@@ -36,6 +36,9 @@ type generator struct {
 	addrs   []address
 	cum     []float64 // cumulative address weights
 	words   []string  // by rank: words[0] is the most frequent
+	// inOrder, when > 0, dates message i in the i-th of inOrder equal slots of the five
+	// years (mail in date order, as over SMTP); 0 dates each at random over them.
+	inOrder int
 }
 
 func newGenerator() *generator {
@@ -186,7 +189,12 @@ func (g *generator) message(i int) *message {
 	if rng.IntN(10) < 3 {
 		m.cc = pick(1 + rng.IntN(2))
 	}
-	m.sent = archiveStart.Add(time.Duration(rng.Int64N(archiveDays*86400)) * time.Second)
+	at := rng.Int64N(archiveDays * 86400) // drawn either way: the rest of the message is the same
+	if g.inOrder > 0 {
+		slot := max(archiveDays*86400/int64(g.inOrder), 1)
+		at = min(int64(i)*archiveDays*86400/int64(g.inOrder)+at%slot, archiveDays*86400-1)
+	}
+	m.sent = archiveStart.Add(time.Duration(at) * time.Second)
 	m.zone = zones[rng.IntN(len(zones))]
 	switch r := rng.IntN(100); {
 	case r < 78:

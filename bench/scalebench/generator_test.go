@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -133,4 +134,28 @@ func TestWriteQuotedEscapesFromLines(t *testing.T) {
 	writeQuoted(w, []byte("Subject: x\r\n\r\nFrom here\r\n>From there\r\nFrom: not at the start\r\nlast"))
 	require.NoError(t, w.Flush())
 	assert.Equal(t, "Subject: x\r\n\r\n>From here\r\n>>From there\r\nFrom: not at the start\r\nlast", b.String())
+}
+
+// TestGeneratorInDateOrder: with inOrder, message i is dated in the i-th slot of the five
+// years, so the messages come in date order over the whole span, and is otherwise the
+// message the random dating makes.
+func TestGeneratorInDateOrder(t *testing.T) {
+	t.Parallel()
+	random := testGenerator()
+	ordered := *random // the shared generator's copy, dated in order
+	const n = 2000
+	ordered.inOrder = n
+	var prev time.Time
+	for i := range n {
+		m, r := ordered.message(i), random.message(i)
+		assert.False(t, m.sent.Before(prev), "message %d dated before message %d", i, i-1)
+		prev = m.sent
+		span := time.Duration(archiveDays*86400) * time.Second
+		slotStart, slotEnd := archiveStart.Add(span/n*time.Duration(i)), archiveStart.Add(span/n*time.Duration(i+1))
+		assert.True(t, !m.sent.Before(slotStart) && m.sent.Before(slotEnd), "message %d at %s, in its slot from %s", i, m.sent, slotStart)
+		assert.Equal(t, r.sender, m.sender)
+		assert.Equal(t, r.words, m.words)
+		assert.Equal(t, r.rcpts(), m.rcpts())
+	}
+	assert.Equal(t, archiveDays-1, ordered.message(n-1).day(), "the last message in the last day")
 }

@@ -41,6 +41,9 @@ type config struct {
 	cpuProfile  string
 	strict      bool
 	keep        bool
+	// inOrder dates the messages in the order they are imported (as mail arrives over
+	// SMTP) instead of at random over the five years.
+	inOrder bool
 	// printQueries, when not 0, prints the queries scalebench asks after that step as
 	// searchtime arguments and exits: a run's slow queries replayed one by one.
 	printQueries int
@@ -65,6 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the mbox files, the message stores and the SQLite files")
 	fs.StringVar(&pg, "postgres", c.urls[database.Postgres], "PostgreSQL admin URL (a fresh database is created on it)")
 	fs.StringVar(&my, "mysql", c.urls[database.MySQL], "MySQL/MariaDB admin URL (a fresh database is created on it)")
+	fs.BoolVar(&c.inOrder, "in-date-order", false, "date message i in the i-th of -messages equal slots of the five years (mail imported in date order, as over SMTP) instead of at random")
 	fs.BoolVar(&c.keep, "keep", false, "leave the databases and message stores in place after the run (their places are printed)")
 	fs.IntVar(&c.printQueries, "print-queries", 0, "print the queries asked after this step (from 1) as searchtime arguments, and exit")
 	fs.BoolVar(&c.strict, "strict", os.Getenv("CI") == "true", "fail instead of skipping an unreachable server")
@@ -143,7 +147,11 @@ func run(ctx context.Context, cfg *config, out io.Writer) error {
 	if err := os.Mkdir(steps, 0o700); err != nil {
 		return err
 	}
-	c := newCorpus(newGenerator(), newWordSet(), steps, cfg.step, cfg.messages)
+	g := newGenerator()
+	if cfg.inOrder {
+		g.inOrder = cfg.messages
+	}
+	c := newCorpus(g, newWordSet(), steps, cfg.step, cfg.messages)
 	defer c.remove()
 	printSetup(out, cfg, c)
 	var errs []error

@@ -40,8 +40,12 @@ func printSetup(out io.Writer, cfg *config, c *corpus) {
 	}
 	fmt.Fprintf(out, "mail: %d generated messages in steps of %d; %d addresses over %d domains drawn with weight rank^-%.2f (the heaviest in about 20%% of the messages);\n",
 		cfg.messages, cfg.step, addressCount, domainCount, addressSkew)
-	fmt.Fprintf(out, "  %d made-up words with Zipf(s=%.1f) frequencies, some accented words, 22%% multipart (HTML alternative, text attachment), sent over %d days\n",
-		vocabulary, wordSkew, archiveDays)
+	order := "in no order"
+	if cfg.inOrder {
+		order = "in the order imported"
+	}
+	fmt.Fprintf(out, "  %d made-up words with Zipf(s=%.1f) frequencies, some accented words, 22%% multipart (HTML alternative, text attachment), sent over %d days %s\n",
+		vocabulary, wordSkew, archiveDays, order)
 	fmt.Fprintf(out, "import: archive.Importer{Workers: %d, BatchSize: %s} of one mbox per step into tenant %q, sealed into a local store\n",
 		workers, orDefault(cfg.batch), tenant)
 	fmt.Fprintf(out, "search: Archive.Search as GET /api/v1/messages calls it, page of %d, %d queries of each kind at %v clients, after every %d step(s) and the last;\n",
