@@ -304,9 +304,8 @@ func TestMySQLWordsPlans(t *testing.T) {
 			words := len(strings.Fields(c.text))
 			assert.Equal(t, words-1, strings.Count(st.page, "STRAIGHT_JOIN search_term u"), "%q: each other word looked up before the message", c.text)
 			assert.Contains(t, st.page, "ORDER BY t.datekey DESC", "%q: in the range's order", c.text)
-			first, _ := splitPairs(strings.Fields(c.text))
 			rarest := map[bool]string{true: "crane", false: "quay"}[strings.Contains(c.text, "crane")]
-			assert.Equal(t, rarest, st.pageArgs[0], "%q: the rarest word drives (%v)", c.text, first)
+			assert.Equal(t, rarest, st.pageArgs[0], "%q: the rarest word drives", c.text)
 			var explain []string
 			rows, err := db.Query(`EXPLAIN `+st.page, st.pageArgs...)
 			require.NoError(t, err)
