@@ -7,7 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
+
+	"github.com/mailledger/mailledger/database"
 )
 
 // ImportFailure names a message that could not be archived, and why.
@@ -53,7 +56,12 @@ type Importer struct {
 	// whatever the size of the messages.
 	MaxQueuedBytes int64
 	MaxBatchBytes  int
-	Now            func() time.Time
+	// Committers is how many batches are committed at once, each in its own transaction
+	// (0: 2 on MySQL, where one connection's inserts leave the server's second core idle,
+	// and 1 elsewhere: SQLite has a single writer). Each adds a batch to the memory the
+	// import holds.
+	Committers int
+	Now        func() time.Time
 }
 
 // Import archives every message under paths into tenant. One bad message never stops the
@@ -152,21 +160,56 @@ func (im *Importer) batchSize() int {
 	return im.BatchSize
 }
 
-// commitAll takes the prepared messages off in and commits them in batches, until in is
-// closed or a commit fails for the whole import.
+// commitAll takes the prepared messages off in and commits them in batches, on
+// committers() goroutines each with its own transaction, until in is closed or a commit
+// fails for the whole import.
 func (im *Importer) commitAll(ctx context.Context, total int, in <-chan prepResult, budget *semaphore.Weighted) (ImportReport, error) {
 	size := im.batchSize()
-	var rep ImportReport
+	var (
+		mu       sync.Mutex // guards rep and shown
+		rep      ImportReport
+		shown    int // the progress last reported
+		failures ImportReport
+	)
+	type batchOf struct {
+		msgs []*Prepared
+		done int // files read when the batch was closed
+	}
+	batches := make(chan batchOf)
+	g, gctx := errgroup.WithContext(ctx)
+	for range im.committers() {
+		g.Go(func() error {
+			for b := range batches {
+				var part ImportReport
+				err := im.commitBatch(gctx, b.msgs, &part)
+				mu.Lock()
+				merge(&rep, part)
+				// Batches finish out of order; the progress shown never goes back.
+				if b.done > shown {
+					shown = b.done
+				}
+				if im.Progress != nil {
+					im.Progress(shown, total)
+				}
+				mu.Unlock()
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	var batch []*Prepared
 	var bytes int // of the batch's messages
 	done := 0
-	flush := func() error {
-		err := im.commitBatch(ctx, batch, &rep)
-		batch, bytes = batch[:0], 0
-		if im.Progress != nil {
-			im.Progress(done, total)
+	send := func() bool { // an empty batch still reports the progress
+		select {
+		case batches <- batchOf{batch, done}:
+			batch, bytes = nil, 0
+			return true
+		case <-gctx.Done():
+			return false
 		}
-		return err
 	}
 	for r := range in {
 		budget.Release(im.weight(r.size)) // out of the queue
@@ -174,22 +217,51 @@ func (im *Importer) commitAll(ctx context.Context, total int, in <-chan prepResu
 			done++
 		}
 		if r.err != nil {
-			rep.Failed++
-			rep.Failures = append(rep.Failures, ImportFailure{Source: r.source, Err: r.err})
+			failures.Failed++
+			failures.Failures = append(failures.Failures, ImportFailure{Source: r.source, Err: r.err})
 			continue
 		}
 		batch = append(batch, r.p)
 		bytes += r.size
 		if len(batch) >= size || bytes >= im.maxBatchBytes() {
-			if err := flush(); err != nil {
-				return rep, err
+			if !send() {
+				break
 			}
 		}
 	}
-	if err := flush(); err != nil {
-		return rep, err
+	if gctx.Err() == nil {
+		send()
 	}
-	return rep, stopped(ctx)
+	close(batches)
+	err := g.Wait()
+	merge(&rep, failures)
+	if ctx.Err() != nil { // the caller's cancellation, whatever a commit made of it
+		return rep, stopped(ctx)
+	}
+	return rep, err
+}
+
+// committers is how many batches commit at once: Committers, or by default 2 on MySQL
+// and 1 elsewhere (SQLite has a single writer).
+func (im *Importer) committers() int {
+	if im.Committers > 0 {
+		return im.Committers
+	}
+	if im.Archive.db.Dialect == database.MySQL {
+		return 2
+	}
+	return 1
+}
+
+// merge adds part's counts, failures and ids to rep.
+func merge(rep *ImportReport, part ImportReport) {
+	rep.Imported += part.Imported
+	rep.Duplicates += part.Duplicates
+	rep.Discarded += part.Discarded
+	rep.Failed += part.Failed
+	rep.Bytes += part.Bytes
+	rep.Failures = append(rep.Failures, part.Failures...)
+	rep.IDs = append(rep.IDs, part.IDs...)
 }
 
 // stopped is the error of an import whose ctx ended before every message was read: the
@@ -201,29 +273,41 @@ func stopped(ctx context.Context) error {
 	return nil
 }
 
-// commitBatch commits a batch; when the batch fails as a whole, each message is tried
-// alone so that one bad message fails alone. A database that does not answer stops the
-// import.
+// commitBatch commits a batch. A batch that fails as a whole is tried once more: another
+// transaction committing at the same time (a second committer, the SMTP receiver) may have
+// held one of its messages, or a deadlock chose it, and the new transaction sees what the
+// other committed. Then each message is tried alone, twice at most, so that one bad message
+// fails alone. A database that does not answer stops the import.
 func (im *Importer) commitBatch(ctx context.Context, batch []*Prepared, rep *ImportReport) error {
 	if len(batch) == 0 {
 		return nil
 	}
 	res, err := im.Archive.Commit(ctx, batch)
+	if err != nil {
+		if pingErr := im.Archive.db.PingContext(ctx); pingErr != nil {
+			return fmt.Errorf("database: %w", pingErr)
+		}
+		res, err = im.Archive.Commit(ctx, batch)
+	}
 	if err == nil {
 		record(rep, batch, res)
 		return nil
 	}
-	if pingErr := im.Archive.db.PingContext(ctx); pingErr != nil {
-		return fmt.Errorf("database: %w", pingErr)
-	}
 	for _, p := range batch {
-		res, err := im.Archive.Commit(ctx, []*Prepared{p})
+		one := []*Prepared{p}
+		res, err := im.Archive.Commit(ctx, one)
+		if err != nil && ctx.Err() == nil {
+			res, err = im.Archive.Commit(ctx, one)
+		}
 		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return ctxErr
+			}
 			rep.Failed++
 			rep.Failures = append(rep.Failures, ImportFailure{Source: p.In.Source, Err: err})
 			continue
 		}
-		record(rep, []*Prepared{p}, res)
+		record(rep, one, res)
 	}
 	return nil
 }

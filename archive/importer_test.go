@@ -116,3 +116,50 @@ func TestImportSmallMemoryBounds(t *testing.T) {
 	require.NoError(t, f.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM metadata`).Scan(&rows))
 	assert.Equal(t, 30, rows)
 }
+
+// TestImportCommittersStoreEachMessageOnce: with several batches committing at once, a
+// message whose copy sits in another batch in flight is still stored once. Every message
+// is followed by its copy one batch later, so that both batches are committed at the same
+// time; on MySQL and PostgreSQL the second transaction's insert then waits for the first
+// and fails on the digest's unique key, and the batch is tried again.
+func TestImportCommittersStoreEachMessageOnce(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		f := newFixture(t, d)
+		ctx := context.Background()
+		const batch, distinct = 4, 48
+		sent := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		var mbox strings.Builder
+		for i := 0; i < distinct; i += batch {
+			for range 2 {
+				for k := i; k < i+batch; k++ {
+					m := archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "n"+strconv.Itoa(k), "body "+strconv.Itoa(k), sent)
+					mbox.WriteString("From a@x.test Fri Jan  2 03:04:05 2026\n" + string(m) + "\n")
+				}
+			}
+		}
+		path := filepath.Join(t.TempDir(), "twice.mbox")
+		require.NoError(t, os.WriteFile(path, []byte(mbox.String()), 0o600))
+		var shown []int
+		im := &archive.Importer{Archive: f.arc, Workers: 2, BatchSize: batch, Committers: 4,
+			Progress: func(done, total int) { shown = append(shown, done) }}
+		rep, err := im.Import(ctx, "default", []string{path})
+		require.NoError(t, err)
+		assert.Equal(t, 0, rep.Failed, "%v", rep.Failures)
+		assert.Equal(t, distinct, rep.Imported)
+		assert.Equal(t, distinct, rep.Duplicates)
+		assert.Len(t, rep.IDs, distinct)
+		assert.IsNonDecreasing(t, shown, "the progress never goes back")
+		require.NotEmpty(t, shown)
+		assert.Equal(t, 1, shown[len(shown)-1], "one mbox: one file done")
+
+		var rows, distinctDigests int
+		require.NoError(t, f.db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT digest) FROM metadata`).Scan(&rows, &distinctDigests))
+		assert.Equal(t, distinct, rows)
+		assert.Equal(t, distinct, distinctDigests)
+		for k := 0; k < distinct; k += 7 {
+			msgs, _, err := f.arc.Search(ctx, archive.Query{Tenant: "default", Text: "n" + strconv.Itoa(k)})
+			require.NoError(t, err)
+			assert.Len(t, msgs, 1, "n%d is found once", k)
+		}
+	})
+}

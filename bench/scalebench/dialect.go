@@ -80,7 +80,7 @@ func runDialect(ctx context.Context, cfg *config, c *corpus, d database.Dialect,
 		return res, err
 	}
 	r := &stepRunner{cfg: cfg, corpus: c, db: db, arc: arc, res: &res}
-	r.im = &archive.Importer{Archive: arc, Workers: cfg.workers, BatchSize: cfg.batch}
+	r.im = &archive.Importer{Archive: arc, Workers: cfg.workers, BatchSize: cfg.batch, Committers: cfg.committers}
 	if r.size, err = dbSize(ctx, db.DB); err != nil {
 		return res, err
 	}

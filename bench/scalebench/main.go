@@ -36,6 +36,7 @@ type config struct {
 	clients     []int
 	assessRuns  int
 	workers     int
+	committers  int
 	batch       int
 	tmpDir      string
 	cpuProfile  string
@@ -64,6 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.assessRuns, "assess-runs", 3, "timed assessments of each address (after one untimed)")
 	fs.IntVar(&c.workers, "workers", 0, "archive.Importer Workers (0: its default, GOMAXPROCS)")
 	fs.IntVar(&c.batch, "batch", 0, "archive.Importer BatchSize (0: its default)")
+	fs.IntVar(&c.committers, "committers", 0, "archive.Importer Committers, batches committed at once (0: its default, 2 on MySQL, 1 elsewhere)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the mbox files, the message stores and the SQLite files")
 	fs.StringVar(&pg, "postgres", c.urls[database.Postgres], "PostgreSQL admin URL (a fresh database is created on it)")
@@ -95,8 +97,8 @@ func (c *config) validate() error {
 	if c.searchEvery < 1 || c.queries < 1 || c.assessRuns < 1 {
 		errs = append(errs, errors.New("-search-every, -queries and -assess-runs must be at least 1"))
 	}
-	if c.workers < 0 || c.batch < 0 {
-		errs = append(errs, errors.New("-workers and -batch must not be negative"))
+	if c.workers < 0 || c.batch < 0 || c.committers < 0 {
+		errs = append(errs, errors.New("-workers, -batch and -committers must not be negative"))
 	}
 	return errors.Join(errs...)
 }

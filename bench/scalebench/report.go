@@ -46,8 +46,8 @@ func printSetup(out io.Writer, cfg *config, c *corpus) {
 	}
 	fmt.Fprintf(out, "  %d made-up words with Zipf(s=%.1f) frequencies, some accented words, 22%% multipart (HTML alternative, text attachment), sent over %d days %s\n",
 		vocabulary, wordSkew, archiveDays, order)
-	fmt.Fprintf(out, "import: archive.Importer{Workers: %d, BatchSize: %s} of one mbox per step into tenant %q, sealed into a local store\n",
-		workers, orDefault(cfg.batch), tenant)
+	fmt.Fprintf(out, "import: archive.Importer{Workers: %d, BatchSize: %s, Committers: %s} of one mbox per step into tenant %q, sealed into a local store\n",
+		workers, orDefault(cfg.batch), orDefault(cfg.committers), tenant)
 	fmt.Fprintf(out, "search: Archive.Search as GET /api/v1/messages calls it, page of %d, %d queries of each kind at %v clients, after every %d step(s) and the last;\n",
 		pageSize, cfg.queries, cfg.clients, cfg.searchEvery)
 	fmt.Fprintf(out, "  every total and page length, and every message of the pages at %d client(s), checked against the generator\n", cfg.clients[0])
