@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/database"
 )
 
 // errStopped answers a message that reached the committer after it stopped.
@@ -27,9 +28,10 @@ type commitOutcome struct {
 	err     error
 }
 
-// committer is the group commit: one goroutine takes the messages that arrived while the
+// committer is the group commit: a goroutine takes the messages that arrived while the
 // previous commit ran and commits them with one archive.Commit (one transaction, the
-// files fsynced), then answers each session.
+// files fsynced), then answers each session. Several such goroutines may run (Config.Committers):
+// while one commit waits for the disk, the next gathers what arrives meanwhile.
 type committer struct {
 	arc      *archive.Archive
 	jobs     chan *commitJob
@@ -50,12 +52,30 @@ type committer struct {
 	once    sync.Once
 }
 
-func newCommitter(arc *archive.Archive, maxMsgs, maxBytes int, linger time.Duration, m *metrics, logger *slog.Logger) *committer {
+func newCommitter(arc *archive.Archive, maxMsgs, maxBytes int, linger time.Duration, committers int, m *metrics, logger *slog.Logger) *committer {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &committer{arc: arc, jobs: make(chan *commitJob, maxMsgs), maxMsgs: maxMsgs, maxBytes: maxBytes, linger: linger,
 		metrics: m, logger: logger, ctx: ctx, cancel: cancel, stop: make(chan struct{}), stopped: make(chan struct{})}
-	go c.run()
+	if committers <= 0 {
+		committers = defaultCommitters(arc.DB().Dialect)
+	}
+	var wg sync.WaitGroup
+	for range committers {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.run() }()
+	}
+	go func() { wg.Wait(); close(c.stopped) }()
 	return c
+}
+
+// defaultCommitters is the number of group commits at once when SMTP_COMMITTERS is unset:
+// SQLite has one writer, so a second commit would only wait for the first with fewer
+// messages than it could have gathered meanwhile.
+func defaultCommitters(d database.Dialect) int {
+	if d == database.SQLite {
+		return 1
+	}
+	return 2
 }
 
 // submit hands the job to the committer and waits for its outcome. A job the committer
@@ -103,7 +123,6 @@ func (c *committer) close(hard bool) {
 }
 
 func (c *committer) run() {
-	defer close(c.stopped)
 	for {
 		select {
 		case j := <-c.jobs:
@@ -165,7 +184,9 @@ func (c *committer) gather(first *commitJob) []*commitJob {
 }
 
 // commit commits jobs in one transaction. When that fails and there were several, each
-// is tried alone, so that a message the database refuses fails alone.
+// is tried alone, so that a message the database refuses fails alone. A message alone is
+// tried twice: a commit running at the same time (another committer, an import) may have
+// held the same message, and the second transaction then finds it stored.
 func (c *committer) commit(jobs []*commitJob) {
 	var all []*archive.Prepared
 	for _, j := range jobs {
@@ -180,14 +201,18 @@ func (c *committer) commit(jobs []*commitJob) {
 		}
 		return
 	}
-	if len(jobs) == 1 {
-		c.answer(jobs[0], commitOutcome{err: err})
-		return
+	if len(jobs) > 1 {
+		c.logger.Warn("smtp group commit failed, committing its messages one by one", "messages", len(jobs), "error", err.Error())
 	}
-	c.logger.Warn("smtp group commit failed, committing its messages one by one", "messages", len(jobs), "error", err.Error())
-	for _, j := range jobs {
-		c.metrics.batch(1)
+	for i, j := range jobs {
+		if len(jobs) > 1 || i > 0 {
+			c.metrics.batch(1)
+		}
 		res, err := c.arc.Commit(c.ctx, j.batch)
+		if err != nil && c.ctx.Err() == nil {
+			c.metrics.batch(1)
+			res, err = c.arc.Commit(c.ctx, j.batch)
+		}
 		c.answer(j, commitOutcome{results: res, err: err})
 	}
 }

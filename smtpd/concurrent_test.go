@@ -11,6 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/database"
+	"github.com/mailledger/mailledger/database/dbtest"
 )
 
 // sendMany sends n messages on one connection with go-smtp's client; ids name them.
@@ -80,4 +84,29 @@ func TestShutdownLetsAMessageInDATAFinishAndEndsIdleConnections(t *testing.T) {
 	assert.Equal(t, 421, code, "then the connection is ended")
 	require.NoError(t, <-stopped)
 	assert.Equal(t, 1, r.count("default"))
+}
+
+// TestSeveralCommittersArchiveEachMessageOnce: with four group commits at once, on each
+// database, 12 clients send 30 messages each, and every message is archived once; pairs
+// of clients send the same messages at the same moment (as a client retrying a message
+// whose 250 it never saw, while the first copy is still being committed): each gets its
+// 250 and the message is stored once, whichever commit took it first.
+func TestSeveralCommittersArchiveEachMessageOnce(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		const clients, each = 12, 30
+		r := startReceiverOn(t, d, nil, archive.Options{}, func(c *Config, _ *database.DB) { c.Committers = 4 })
+		var g errgroup.Group
+		for i := 0; i < clients; i++ {
+			// clients 2k and 2k+1 send the same messages
+			g.Go(func() error { return sendMany(r.addr(), fmt.Sprintf("pair%02d", i/2), each) })
+		}
+		require.NoError(t, g.Wait(), "every message got its 250")
+		assert.Equal(t, clients/2*each, r.count("default"), "each message of a pair stored once")
+		var distinct int
+		require.NoError(t, r.db.QueryRowContext(context.Background(),
+			`SELECT COUNT(DISTINCT message_id) FROM metadata`).Scan(&distinct))
+		assert.Equal(t, clients/2*each, distinct)
+		assert.Equal(t, float64(clients/2*each), r.metric("mailledger_smtp_stored_total", ""))
+		assert.Equal(t, float64(clients/2*each), r.metric("mailledger_smtp_duplicates_total", ""), "the other copy of each pair is a duplicate")
+	})
 }

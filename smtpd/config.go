@@ -30,6 +30,7 @@ const (
 	DefaultMaxInFlightBytes  = 256 << 20
 	DefaultMaxBatchMessages  = 200
 	DefaultCommitLinger      = 2 * time.Millisecond
+	maxCommitters            = 16
 	DefaultMaxBatchBytes     = 64 << 20
 	defaultTenant            = "default" // the one tenant of single-tenant mode (app.DefaultTenant)
 	defaultCertName, keyName = "smtp.crt", "smtp.key"
@@ -78,6 +79,10 @@ type Config struct {
 	// starts (SMTP_COMMIT_LINGER), while some open session has no message in the commit;
 	// DefaultCommitLinger when 0, none when negative.
 	CommitLinger time.Duration
+	// Committers is SMTP_COMMITTERS, how many group commits run at once, each in its own
+	// transaction: while one waits for the disk, the next gathers the messages that
+	// arrive meanwhile. 0: 2 on PostgreSQL and MySQL, 1 on SQLite (one writer at a time).
+	Committers int
 }
 
 // ConfigFromEnv reads the SMTP_* variables with getenv; dataDir is MAILLEDGER_DATA_DIR,
@@ -105,6 +110,12 @@ func ConfigFromEnv(getenv func(string) string, dataDir string) (Config, error) {
 		readDuration(getenv, "SMTP_COMMIT_LINGER", &c.CommitLinger, bad)
 	}
 	readDuration(getenv, "SMTP_WRITE_TIMEOUT", &c.WriteTimeout, bad)
+	var committers int64
+	readInt(getenv, "SMTP_COMMITTERS", &committers, bad)
+	if committers > maxCommitters {
+		bad("SMTP_COMMITTERS must be at most %d, got %d", maxCommitters, committers)
+	}
+	c.Committers = int(committers)
 	switch v := strings.TrimSpace(getenv("SMTP_STARTTLS")); v {
 	case "", "1":
 	case "0":

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mailledger/mailledger/database"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -98,4 +100,19 @@ func TestCommitLingerSetting(t *testing.T) {
 		return ""
 	}, t.TempDir())
 	assert.ErrorContains(t, err, "SMTP_COMMIT_LINGER")
+}
+
+func TestCommittersSetting(t *testing.T) {
+	for v, want := range map[string]int{"": 0, "1": 1, "3": 3, "16": 16} {
+		cfg, err := ConfigFromEnv(envOf(map[string]string{"SMTP_COMMITTERS": v}), t.TempDir())
+		require.NoError(t, err, v)
+		assert.Equal(t, want, cfg.Committers, "SMTP_COMMITTERS=%q (0: by the database)", v)
+	}
+	for _, v := range []string{"0", "-2", "two", "17"} {
+		_, err := ConfigFromEnv(envOf(map[string]string{"SMTP_COMMITTERS": v}), t.TempDir())
+		assert.ErrorContains(t, err, "SMTP_COMMITTERS", v)
+	}
+	assert.Equal(t, 1, defaultCommitters(database.SQLite), "one writer")
+	assert.Equal(t, 2, defaultCommitters(database.Postgres))
+	assert.Equal(t, 2, defaultCommitters(database.MySQL))
 }

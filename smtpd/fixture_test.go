@@ -49,6 +49,12 @@ func startReceiverWith(t *testing.T, env map[string]string, opts archive.Options
 // (given the receiver's database) before the receiver starts.
 func startReceiverAdjusted(t *testing.T, env map[string]string, opts archive.Options, adjust func(*Config, *database.DB)) *receiver {
 	t.Helper()
+	return startReceiverOn(t, database.SQLite, env, opts, adjust)
+}
+
+// startReceiverOn is startReceiverAdjusted on a database of dialect d.
+func startReceiverOn(t *testing.T, d database.Dialect, env map[string]string, opts archive.Options, adjust func(*Config, *database.DB)) *receiver {
+	t.Helper()
 	dir := t.TempDir()
 	getenv := func(k string) string {
 		if k == "SMTP_ADDR" && env[k] == "" {
@@ -58,7 +64,7 @@ func startReceiverAdjusted(t *testing.T, env map[string]string, opts archive.Opt
 	}
 	cfg, err := ConfigFromEnv(getenv, dir)
 	require.NoError(t, err)
-	db := dbtest.Open(t, database.SQLite)
+	db := dbtest.Open(t, d)
 	keys, err := archive.LoadOrCreateKeyring(filepath.Join(dir, "keys"))
 	require.NoError(t, err)
 	blobs, err := archive.NewLocalStore(filepath.Join(dir, "store"))

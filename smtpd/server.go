@@ -89,7 +89,7 @@ func (s *Server) Start() error {
 		return fmt.Errorf("listen on SMTP_ADDR: %w", err)
 	}
 	s.ln = newLimitListener(ln, s.cfg.MaxConnections, s.cfg.MaxConnectionsPerIP, func() { s.metrics.refuse(refusedConnections) })
-	s.commits = newCommitter(s.arc, s.cfg.MaxBatchMessages, s.cfg.MaxBatchBytes, s.cfg.CommitLinger, s.metrics, s.logger)
+	s.commits = newCommitter(s.arc, s.cfg.MaxBatchMessages, s.cfg.MaxBatchBytes, s.cfg.CommitLinger, s.cfg.Committers, s.metrics, s.logger)
 	s.smtp = s.newSMTP()
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.smtp.Serve(s.ln) }()

@@ -123,7 +123,8 @@ func newArchive(db *database.DB, dir string) (*archive.Archive, error) {
 // startReceiver starts smtpd with its defaults on a free loopback port, STARTTLS off.
 func startReceiver(arc *archive.Archive, reg prometheus.Registerer, dataDir string) (*smtpd.Server, error) {
 	env := map[string]string{"SMTP_ADDR": "127.0.0.1:0", "SMTP_STARTTLS": "0", "SMTP_HOSTNAME": "smtpbench.test",
-		"SMTP_COMMIT_LINGER": os.Getenv("SMTP_COMMIT_LINGER")} // to compare: SMTP_COMMIT_LINGER=0 turns it off
+		// to compare: SMTP_COMMIT_LINGER=0 turns the linger off, SMTP_COMMITTERS=1 runs one commit at a time
+		"SMTP_COMMIT_LINGER": os.Getenv("SMTP_COMMIT_LINGER"), "SMTP_COMMITTERS": os.Getenv("SMTP_COMMITTERS")}
 	cfg, err := smtpd.ConfigFromEnv(func(k string) string { return env[k] }, dataDir)
 	if err != nil {
 		return nil, err
