@@ -69,13 +69,16 @@ func newCommitter(arc *archive.Archive, maxMsgs, maxBytes int, linger time.Durat
 }
 
 // defaultCommitters is the number of group commits at once when SMTP_COMMITTERS is unset:
-// SQLite has one writer, so a second commit would only wait for the first with fewer
-// messages than it could have gathered meanwhile.
+// 2 on MySQL, where one connection's commits leave the server's second core idle (8
+// clients: 1.2 times the messages a second), 1 elsewhere. SQLite has one writer, so a
+// second commit would only wait for the first with fewer messages than it could have
+// gathered meanwhile; on PostgreSQL a second made no difference (docs/performance.md,
+// "SMTP ingest").
 func defaultCommitters(d database.Dialect) int {
-	if d == database.SQLite {
-		return 1
+	if d == database.MySQL {
+		return 2
 	}
-	return 2
+	return 1
 }
 
 // submit hands the job to the committer and waits for its outcome. A job the committer

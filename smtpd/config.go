@@ -81,7 +81,7 @@ type Config struct {
 	CommitLinger time.Duration
 	// Committers is SMTP_COMMITTERS, how many group commits run at once, each in its own
 	// transaction: while one waits for the disk, the next gathers the messages that
-	// arrive meanwhile. 0: 2 on PostgreSQL and MySQL, 1 on SQLite (one writer at a time).
+	// arrive meanwhile. 0: 2 on MySQL, 1 elsewhere (defaultCommitters).
 	Committers int
 }
 

@@ -113,6 +113,6 @@ func TestCommittersSetting(t *testing.T) {
 		assert.ErrorContains(t, err, "SMTP_COMMITTERS", v)
 	}
 	assert.Equal(t, 1, defaultCommitters(database.SQLite), "one writer")
-	assert.Equal(t, 2, defaultCommitters(database.Postgres))
+	assert.Equal(t, 1, defaultCommitters(database.Postgres))
 	assert.Equal(t, 2, defaultCommitters(database.MySQL))
 }
