@@ -241,13 +241,21 @@ func (im *Importer) commitAll(ctx context.Context, total int, in <-chan prepResu
 	return rep, err
 }
 
-// committers is how many batches commit at once: Committers, or by default 2 on MySQL
-// and 1 elsewhere (SQLite has a single writer).
+// committers is how many batches commit at once: Committers, or Archive.Committers.
 func (im *Importer) committers() int {
 	if im.Committers > 0 {
 		return im.Committers
 	}
-	if im.Archive.db.Dialect == database.MySQL {
+	return im.Archive.Committers()
+}
+
+// Committers is how many commits of new messages are worth running at once on the
+// archive's database, each in its own transaction: 2 on MySQL, where one connection's
+// commits leave the server's second core idle (docs/performance.md, "MariaDB: two batches
+// committed at once"), 1 elsewhere (SQLite has a single writer; PostgreSQL's import met
+// its goals with one). The importer and the SMTP receiver take it as their default.
+func (a *Archive) Committers() int {
+	if a.db.Dialect == database.MySQL {
 		return 2
 	}
 	return 1

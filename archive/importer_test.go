@@ -163,3 +163,11 @@ func TestImportCommittersStoreEachMessageOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestCommittersByDatabase: two commits at once on MySQL only; SQLite has one writer.
+func TestCommittersByDatabase(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		want := map[database.Dialect]int{database.SQLite: 1, database.Postgres: 1, database.MySQL: 2}[d]
+		assert.Equal(t, want, newFixture(t, d).arc.Committers())
+	})
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mailledger/mailledger/archive"
-	"github.com/mailledger/mailledger/database"
 )
 
 // errStopped answers a message that reached the committer after it stopped.
@@ -57,7 +56,11 @@ func newCommitter(arc *archive.Archive, maxMsgs, maxBytes int, linger time.Durat
 	c := &committer{arc: arc, jobs: make(chan *commitJob, maxMsgs), maxMsgs: maxMsgs, maxBytes: maxBytes, linger: linger,
 		metrics: m, logger: logger, ctx: ctx, cancel: cancel, stop: make(chan struct{}), stopped: make(chan struct{})}
 	if committers <= 0 {
-		committers = defaultCommitters(arc.DB().Dialect)
+		// 2 on MySQL (8 clients: 1.2 times the messages a second of one), 1 elsewhere:
+		// SQLite has one writer, so a second commit would only wait for the first with fewer
+		// messages than it could have gathered meanwhile, and on PostgreSQL a second made no
+		// difference (docs/performance.md, "SMTP ingest").
+		committers = arc.Committers()
 	}
 	var wg sync.WaitGroup
 	for range committers {
@@ -66,19 +69,6 @@ func newCommitter(arc *archive.Archive, maxMsgs, maxBytes int, linger time.Durat
 	}
 	go func() { wg.Wait(); close(c.stopped) }()
 	return c
-}
-
-// defaultCommitters is the number of group commits at once when SMTP_COMMITTERS is unset:
-// 2 on MySQL, where one connection's commits leave the server's second core idle (8
-// clients: 1.2 times the messages a second), 1 elsewhere. SQLite has one writer, so a
-// second commit would only wait for the first with fewer messages than it could have
-// gathered meanwhile; on PostgreSQL a second made no difference (docs/performance.md,
-// "SMTP ingest").
-func defaultCommitters(d database.Dialect) int {
-	if d == database.MySQL {
-		return 2
-	}
-	return 1
 }
 
 // submit hands the job to the committer and waits for its outcome. A job the committer

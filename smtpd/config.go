@@ -81,7 +81,7 @@ type Config struct {
 	CommitLinger time.Duration
 	// Committers is SMTP_COMMITTERS, how many group commits run at once, each in its own
 	// transaction: while one waits for the disk, the next gathers the messages that
-	// arrive meanwhile. 0: 2 on MySQL, 1 elsewhere (defaultCommitters).
+	// arrive meanwhile. 0: archive.Archive.Committers (2 on MySQL, 1 elsewhere).
 	Committers int
 }
 

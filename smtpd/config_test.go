@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/mailledger/mailledger/database"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -112,7 +110,4 @@ func TestCommittersSetting(t *testing.T) {
 		_, err := ConfigFromEnv(envOf(map[string]string{"SMTP_COMMITTERS": v}), t.TempDir())
 		assert.ErrorContains(t, err, "SMTP_COMMITTERS", v)
 	}
-	assert.Equal(t, 1, defaultCommitters(database.SQLite), "one writer")
-	assert.Equal(t, 1, defaultCommitters(database.Postgres))
-	assert.Equal(t, 2, defaultCommitters(database.MySQL))
 }
