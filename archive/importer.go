@@ -57,9 +57,8 @@ type Importer struct {
 	MaxQueuedBytes int64
 	MaxBatchBytes  int
 	// Committers is how many batches are committed at once, each in its own transaction
-	// (0: 2 on MySQL, where one connection's inserts leave the server's second core idle,
-	// and 1 elsewhere: SQLite has a single writer). Each adds a batch to the memory the
-	// import holds.
+	// (0: Archive.Committers, 2 on MySQL and 1 elsewhere). Each adds a batch to the memory
+	// the import holds.
 	Committers int
 	Now        func() time.Time
 }
