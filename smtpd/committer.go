@@ -197,11 +197,12 @@ func (c *committer) commit(jobs []*commitJob) {
 	if len(jobs) > 1 {
 		c.logger.Warn("smtp group commit failed, committing its messages one by one", "messages", len(jobs), "error", err.Error())
 	}
-	for i, j := range jobs {
-		if len(jobs) > 1 || i > 0 {
+	for _, j := range jobs {
+		var res []archive.Result
+		if len(jobs) > 1 { // a lone job's first try was the group commit itself
 			c.metrics.batch(1)
+			res, err = c.arc.Commit(c.ctx, j.batch)
 		}
-		res, err := c.arc.Commit(c.ctx, j.batch)
 		if err != nil && c.ctx.Err() == nil {
 			c.metrics.batch(1)
 			res, err = c.arc.Commit(c.ctx, j.batch)
