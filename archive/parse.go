@@ -14,6 +14,7 @@ import (
 
 	"github.com/mailledger/mailledger/analyzer"
 	"github.com/mailledger/mailledger/archive/charset"
+	"github.com/mailledger/mailledger/extract"
 )
 
 // Parsed is what the archive keeps of a message besides its original bytes: the metadata
@@ -86,12 +87,21 @@ type Parser struct {
 	// that keeps word positions (PostgreSQL's) uses it, and the other archives save its
 	// cost.
 	Positions bool
+	// Documents remembers the text of PDF and office attachments by their content (set by
+	// NewParser, documentCacheBytes), so that one document met in many messages is read
+	// once; nil reads every copy.
+	Documents *extract.Cache
 	parser    *enmime.Parser
 }
 
+// documentCacheBytes bounds the text a parser keeps of the documents it read: a bulk
+// import meets the same attachment in each recipient's mailbox, and a document's text is
+// on average a tenth of its size, so 32 MiB hold the text of some hundreds of recent ones.
+const documentCacheBytes = 32 << 20
+
 // NewParser returns a parser; spamHeader may be empty.
 func NewParser(spamHeader string) *Parser {
-	return &Parser{SpamHeader: spamHeader, Positions: true, parser: enmime.NewParser(
+	return &Parser{SpamHeader: spamHeader, Positions: true, Documents: extract.NewCache(documentCacheBytes), parser: enmime.NewParser(
 		enmime.SkipMalformedParts(true), enmime.MaxStoredPartErrors(maxStoredPartErrors), enmime.RawContent(true))}
 }
 

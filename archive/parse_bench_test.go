@@ -54,3 +54,30 @@ func BenchmarkParseHostile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSealCorpus compresses and encrypts every corpus file once per iteration (what
+// the import does to each message after parsing it) and reports the cost per message.
+func BenchmarkSealCorpus(b *testing.B) {
+	var raws [][]byte
+	for _, path := range archivetest.CorpusFiles(b) {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		raws = append(raws, raw)
+	}
+	keys, err := archive.LoadOrCreateKeyring(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, raw := range raws {
+			if _, err := keys.Seal("t", raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(raws)), "ns/message")
+}

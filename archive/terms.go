@@ -175,7 +175,7 @@ func (c *termCollector) document(part *enmime.Part, ctype string) {
 	}
 	lim := extract.Limits{Timeout: min(extract.DefaultTimeout, c.extractLeft)}
 	start := time.Now()
-	res, ok := extract.Extract(context.Background(), part.Content, ctype, part.FileName, lim)
+	res, ok := c.p.Documents.Extract(context.Background(), part.Content, ctype, part.FileName, lim)
 	if c.extractLeft -= time.Since(start); c.extractLeft == 0 {
 		c.extractLeft = -1
 	}

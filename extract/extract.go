@@ -89,11 +89,20 @@ func Extract(ctx context.Context, data []byte, contentType, name string, lim Lim
 	if int64(len(data)) > lim.MaxInput {
 		return Result{Kind: kind, Note: fmt.Sprintf("not read: %s is over the %s input limit", sizeText(int64(len(data))), sizeText(lim.MaxInput))}, true
 	}
+	res, _ = read(ctx, data, kind, lim)
+	return res, true
+}
+
+// read extracts data, known to be of kind, within lim (defaults set). timed is true when
+// the read ended at the time limit or with ctx: its result depends on the clock and the
+// machine's load, not on data alone.
+func read(ctx context.Context, data []byte, kind string, lim Limits) (res Result, timed bool) {
 	limited, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
 	r := &run{lim: lim, out: newTextOut(lim.MaxText)}
 	err := r.protect(func() error { return readers[kind](limited, r, data) })
-	return Result{Kind: kind, Text: r.out.String(), Note: r.note(ctx, err)}, true
+	timed = errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || limited.Err() != nil
+	return Result{Kind: kind, Text: r.out.String(), Note: r.note(ctx, err)}, timed
 }
 
 // readers read the text of each kind into r.out.

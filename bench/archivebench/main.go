@@ -40,6 +40,7 @@ type config struct {
 	strict          bool
 	keep            bool
 	keepFiles       bool
+	documentCache   bool
 }
 
 func (c *config) wants(part string) bool { return strings.Contains(","+c.run+",", ","+part+",") }
@@ -67,6 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.BoolVar(&c.keep, "keep", false, "keep the searched databases (and SQLite files) after the run, and print their URLs")
 	fs.BoolVar(&c.keepFiles, "keep-files", false, benchenv.KeepFilesUsage)
+	fs.BoolVar(&c.documentCache, "document-cache", true, "keep the text of PDF and office attachments by content, as the service does (false: read every copy)")
 	fs.BoolVar(&c.strict, "strict", os.Getenv("CI") == "true", "fail instead of skipping an unreachable server")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
