@@ -152,6 +152,7 @@ func (p *Parser) parseFor(raw []byte, split, terms bool) (out *Parsed, why, err 
 		roles := analyzer.Roles(fields)
 		out.Roles = analyzer.Distinct(roles)
 		c := newTermCollector(p)
+		c.digests = contentDigests(out.Attachments)
 		c.header(fields, roles)
 		c.parts(root, 0)
 		out.ParseNote = joinNotes(note, c.note())

@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strconv"
@@ -57,8 +58,37 @@ type termCollector struct {
 	set         *analyzer.TermSet // from termSets, given back by terms
 	budget      int               // bytes of text still allowed
 	cut         bool
-	skipped     []string      // what was not indexed, for the parse note
-	extractLeft time.Duration // extraction time left; 0 before the first document, < 0 when spent
+	skipped     []string                         // what was not indexed, for the parse note
+	extractLeft time.Duration                    // extraction time left; 0 before the first document, < 0 when spent
+	digests     map[contentRef][sha256.Size]byte // the attachments' digests (contentDigests), not hashed twice
+}
+
+// contentRef is one part's decoded content: where it starts and how long it is.
+type contentRef struct {
+	first *byte
+	size  int
+}
+
+func contentKey(content []byte) contentRef {
+	if len(content) == 0 {
+		return contentRef{}
+	}
+	return contentRef{&content[0], len(content)}
+}
+
+// contentDigests maps each attachment's content to the SHA-256 attachmentsOf made of it,
+// so that a document's text is looked up in the parser's cache without hashing it again.
+func contentDigests(atts []Attachment) map[contentRef][sha256.Size]byte {
+	if len(atts) == 0 {
+		return nil
+	}
+	m := make(map[contentRef][sha256.Size]byte, len(atts))
+	for _, a := range atts {
+		if len(a.Content) > 0 {
+			m[contentKey(a.Content)] = a.Digest
+		}
+	}
+	return m
 }
 
 func newTermCollector(p *Parser) *termCollector {
@@ -175,7 +205,13 @@ func (c *termCollector) document(part *enmime.Part, ctype string) {
 	}
 	lim := extract.Limits{Timeout: min(extract.DefaultTimeout, c.extractLeft)}
 	start := time.Now()
-	res, ok := c.p.Documents.Extract(context.Background(), part.Content, ctype, part.FileName, lim)
+	var res extract.Result
+	var ok bool
+	if digest, known := c.digests[contentKey(part.Content)]; known {
+		res, ok = c.p.Documents.ExtractDigest(context.Background(), digest, part.Content, ctype, part.FileName, lim)
+	} else {
+		res, ok = c.p.Documents.Extract(context.Background(), part.Content, ctype, part.FileName, lim)
+	}
 	if c.extractLeft -= time.Since(start); c.extractLeft == 0 {
 		c.extractLeft = -1
 	}

@@ -57,6 +57,16 @@ func NewCache(maxBytes int) *Cache {
 // Extract is the package's Extract, answered from the cache when the same content was
 // read as the same kind within the same size limits.
 func (c *Cache) Extract(ctx context.Context, data []byte, contentType, name string, lim Limits) (Result, bool) {
+	return c.extract(ctx, nil, data, contentType, name, lim)
+}
+
+// ExtractDigest is Extract for a caller that has already hashed data: digest must be the
+// SHA-256 of data.
+func (c *Cache) ExtractDigest(ctx context.Context, digest [sha256.Size]byte, data []byte, contentType, name string, lim Limits) (Result, bool) {
+	return c.extract(ctx, &digest, data, contentType, name, lim)
+}
+
+func (c *Cache) extract(ctx context.Context, digest *[sha256.Size]byte, data []byte, contentType, name string, lim Limits) (Result, bool) {
 	if c == nil {
 		return Extract(ctx, data, contentType, name, lim)
 	}
@@ -65,7 +75,11 @@ func (c *Cache) Extract(ctx context.Context, data []byte, contentType, name stri
 	if kind == "" || int64(len(data)) > lim.MaxInput {
 		return Extract(ctx, data, contentType, name, lim)
 	}
-	key := cacheKey{digest: sha256.Sum256(data), kind: kind, maxInput: lim.MaxInput, maxUnzip: lim.MaxUnzip, maxText: lim.MaxText}
+	if digest == nil {
+		sum := sha256.Sum256(data)
+		digest = &sum
+	}
+	key := cacheKey{digest: *digest, kind: kind, maxInput: lim.MaxInput, maxUnzip: lim.MaxUnzip, maxText: lim.MaxText}
 	if res, ok := c.get(key); ok {
 		return res, true
 	}
