@@ -202,3 +202,74 @@ func TestTricklingMessageIsCutAtTheDataTimeout(t *testing.T) {
 	assert.Less(t, elapsed, 5*time.Second, "cut by the data timeout")
 	assert.Equal(t, 0, r.count("default"))
 }
+
+// TestMessagesAroundTheReadChunkReadBackWhole: messages shorter than, as long as and
+// longer than the chunks a message is read in (readChunk), sent in small writes, are
+// stored whole and byte-identical.
+func TestMessagesAroundTheReadChunkReadBackWhole(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, nil)
+	c := dialRaw(t, r.addr())
+	c.reply()
+	c.cmd("EHLO raw.test", 250)
+	head := "From: alice@sender.test\r\nTo: bob@example.test\r\nSubject: size\r\n\r\n"
+	var want [][]byte
+	for i, size := range []int{0, 1, readChunk - len(head) - 2, readChunk - len(head), readChunk + 1, 3*readChunk + 17} {
+		var body strings.Builder
+		for body.Len() < size {
+			fmt.Fprintf(&body, "line %d of message %d\r\n", body.Len(), i)
+		}
+		msg := head + body.String()[:size]
+		if !strings.HasSuffix(msg, "\r\n") {
+			msg += "\r\n"
+		}
+		c.cmd("MAIL FROM:<alice@sender.test>", 250)
+		c.cmd("RCPT TO:<bob@example.test>", 250)
+		c.cmd("DATA", 354)
+		for rest := msg + ".\r\n"; rest != ""; {
+			n := min(len(rest), 1000)
+			c.write(rest[:n])
+			rest = rest[n:]
+		}
+		code, text := c.reply()
+		require.Equal(t, 250, code, "message %d: %s", i, text)
+		want = append(want, []byte(msg))
+	}
+	ids := r.ids("default")
+	require.Len(t, ids, len(want))
+	for i, id := range ids {
+		assert.Equal(t, want[i], r.raw("default", id), "message %d", i)
+	}
+}
+
+// TestConnectionDroppedInDataStoresNothing: a client gone in the middle of a message (the
+// end-of-data line never came) leaves nothing in the archive, whatever the read chunks.
+func TestConnectionDroppedInDataStoresNothing(t *testing.T) {
+	t.Parallel()
+	r := startReceiver(t, nil)
+	for _, size := range []int{100, readChunk, readChunk + 100} {
+		c := dialRaw(t, r.addr())
+		c.reply()
+		c.cmd("EHLO raw.test", 250)
+		c.cmd("MAIL FROM:<alice@sender.test>", 250)
+		c.cmd("RCPT TO:<bob@example.test>", 250)
+		c.cmd("DATA", 354)
+		c.write("From: alice@sender.test\r\nSubject: cut\r\n\r\n" + strings.Repeat("x", size) + "\r\n")
+		require.NoError(t, c.conn.Close())
+	}
+	// A whole message after them: once it has its 250, the cut ones were read and refused
+	// long before (their connections closed first).
+	c := dialRaw(t, r.addr())
+	c.reply()
+	c.cmd("EHLO raw.test", 250)
+	c.cmd("MAIL FROM:<alice@sender.test>", 250)
+	c.cmd("RCPT TO:<bob@example.test>", 250)
+	c.cmd("DATA", 354)
+	c.write("From: alice@sender.test\r\nSubject: whole\r\n\r\nwhole\r\n.\r\n")
+	code, text := c.reply()
+	require.Equal(t, 250, code, text)
+	ids := r.ids("default")
+	require.Len(t, ids, 1, "only the whole message is stored")
+	assert.Contains(t, string(r.raw("default", ids[0])), "Subject: whole")
+	assert.Equal(t, 1.0, r.metric("mailledger_smtp_received_total", ""))
+}

@@ -1,13 +1,13 @@
 package smtpd
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/emersion/go-smtp"
@@ -95,26 +95,49 @@ func (s *session) Data(r io.Reader) error {
 }
 
 // read reads the whole message, charging what it holds to the in-flight budget; held is
-// what the caller gives back once the message is committed.
+// what the caller gives back once the message is committed. The message is read in chunks
+// of readChunk kept from one message to the next (readChunks) and copied once into a
+// slice of its size: a buffer grown by doubling zeroed and copied a 2 MB message three
+// times over (a tenth of the receiver's CPU in smtpbench).
 func (s *session) read(r io.Reader) (raw []byte, held int64, err error) {
-	var buf bytes.Buffer
-	chunk := make([]byte, readChunk)
+	var chunks []*[]byte
+	var lens []int
+	defer func() {
+		for _, c := range chunks {
+			readChunks.Put(c)
+		}
+	}()
 	for {
 		if !s.srv.budget.TryAcquire(readChunk) {
 			return nil, held, errBusy
 		}
-		n, err := r.Read(chunk)
-		buf.Write(chunk[:n])
+		c := readChunks.Get().(*[]byte)
+		chunks = append(chunks, c)
+		n := 0
+		var err error
+		for n < readChunk && err == nil {
+			var k int
+			k, err = r.Read((*c)[n:])
+			n += k
+		}
+		lens = append(lens, n)
 		s.srv.budget.Release(int64(readChunk - n))
 		held += int64(n)
-		if errors.Is(err, io.EOF) {
-			return buf.Bytes(), held, nil
+		if errors.Is(err, io.EOF) { // the end-of-data line (a dropped connection is ErrUnexpectedEOF)
+			raw = make([]byte, 0, held)
+			for i, c := range chunks {
+				raw = append(raw, (*c)[:lens[i]]...)
+			}
+			return raw, held, nil
 		}
 		if err != nil {
 			return nil, held, err
 		}
 	}
 }
+
+// readChunks are the chunks messages are read in.
+var readChunks = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b }}
 
 // readFailed is the reply to a message that could not be read whole.
 func (s *session) readFailed(err error) error {

@@ -91,7 +91,7 @@ func runSMTP(ctx context.Context, cfg *config, d database.Dialect, w *workload, 
 		return err
 	}
 	start, cpu := time.Now(), benchenv.ProcessCPU()
-	err = sendAll(ctx, srv.Addr().String(), w.msgs, cfg.clients)
+	err = sendAll(ctx, srv.Addr().String(), w.msgs, cfg.clients, cfg.client)
 	res.smtpTime, res.smtpCPU = time.Since(start), benchenv.ProcessCPU().Sub(cpu)
 	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -37,6 +37,7 @@ type config struct {
 	cpuProfile string
 	strict     bool
 	keepFiles  bool
+	client     string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -51,6 +52,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.clients, "clients", 8, "concurrent SMTP clients, one connection each (the receiver takes 50 from one address)")
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the message files, the stores and the SQLite files")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.StringVar(&c.client, "client", clientPipelined, "how the clients send: pipelined (as Postfix does: MAIL, RCPT and DATA in one write, the message dot-stuffed before the run) or go-smtp (go-smtp's client: a reply awaited per command, dot-stuffing while sending)")
 	fs.BoolVar(&c.keepFiles, "keep-files", false, benchenv.KeepFilesUsage)
 	fs.BoolVar(&c.strict, "strict", os.Getenv("CI") == "true", "fail instead of skipping an unreachable server")
 	if err := fs.Parse(args); err != nil {
@@ -61,6 +63,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var err error
 	if c.dialects, err = benchenv.ParseDialects(dialects); err != nil {
 		errs = append(errs, fmt.Errorf("-dialects: %w", err))
+	}
+	if c.client != clientPipelined && c.client != clientGoSMTP {
+		errs = append(errs, fmt.Errorf("-client %q: want %s or %s", c.client, clientPipelined, clientGoSMTP))
 	}
 	if c.messages < 1 || c.clients < 1 {
 		errs = append(errs, errors.New("-messages and -clients must be at least 1"))

@@ -24,7 +24,8 @@ func TestParseFlags(t *testing.T) {
 	assert.Equal(t, 2000, cfg.messages)
 	assert.Equal(t, 8, cfg.clients)
 	assert.Equal(t, []database.Dialect{database.SQLite, database.Postgres}, cfg.dialects)
-	for _, bad := range [][]string{{"-messages", "0"}, {"-clients", "0"}, {"-dialects", "oracle"}, {"-no-such-flag"}} {
+	assert.Equal(t, clientPipelined, cfg.client)
+	for _, bad := range [][]string{{"-messages", "0"}, {"-clients", "0"}, {"-dialects", "oracle"}, {"-client", "telnet"}, {"-no-such-flag"}} {
 		_, err := parseFlags(bad, io.Discard)
 		assert.Error(t, err, "%v", bad)
 	}
@@ -34,15 +35,18 @@ func TestParseFlags(t *testing.T) {
 // database: both paths archive every copy once (run checks it), and the report says so.
 func TestRunSendsEveryMessageOnce(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
-		cfg, err := parseFlags([]string{"-messages", "30", "-clients", "3", "-dialects", string(d), "-strict",
-			"-tmpdir", t.TempDir(), "-corpus", testCorpus(t)}, io.Discard)
-		require.NoError(t, err)
-		cfg.urls = map[database.Dialect]string{d: serverURL(t, d)}
-		var out bytes.Buffer
-		require.NoError(t, run(context.Background(), cfg, &out))
-		assert.Contains(t, out.String(), "smtp / import = ")
-		assert.Contains(t, out.String(), "every message archived once on both: checked (rows = distinct digests = 30)")
-		assert.NotContains(t, out.String(), "SKIP")
+		for _, client := range []string{clientPipelined, clientGoSMTP} {
+			cfg, err := parseFlags([]string{"-messages", "30", "-clients", "3", "-dialects", string(d), "-strict",
+				"-tmpdir", t.TempDir(), "-corpus", testCorpus(t), "-client", client}, io.Discard)
+			require.NoError(t, err)
+			cfg.urls = map[database.Dialect]string{d: serverURL(t, d)}
+			var out bytes.Buffer
+			require.NoError(t, run(context.Background(), cfg, &out), client)
+			assert.Contains(t, out.String(), "smtp / import = ", client)
+			assert.Contains(t, out.String(), "3 clients ("+client+")")
+			assert.Contains(t, out.String(), "every message archived once on both: checked (rows = distinct digests = 30)", client)
+			assert.NotContains(t, out.String(), "SKIP", client)
+		}
 	})
 }
 
@@ -71,4 +75,19 @@ func serverURL(t *testing.T, d database.Dialect) string {
 	}
 	_ = dbtest.URL(t, d) // skips (or fails under CI) when the server is not configured
 	return os.Getenv(map[database.Dialect]string{database.Postgres: "TEST_POSTGRES_URL", database.MySQL: "TEST_MYSQL_URL"}[d])
+}
+
+// TestDotStuffed: the pipelined client's DATA bytes are the message with CRLF line ends,
+// a leading dot doubled and the "." line at the end.
+func TestDotStuffed(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"a\n.b\r\nc":       "a\r\n..b\r\nc\r\n.\r\n",
+		"x\r\n":            "x\r\n.\r\n",
+		".\r\n..\r\nend\n": "..\r\n...\r\nend\r\n.\r\n",
+	} {
+		got, err := dotStuffed([]byte(in))
+		require.NoError(t, err)
+		assert.Equal(t, want, string(got), "%q", in)
+	}
 }

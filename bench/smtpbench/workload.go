@@ -38,7 +38,7 @@ func newWorkload(cfg *config, out io.Writer) (*workload, error) {
 	}
 	fmt.Fprintf(out, "corpus %s: %d files accepted by the parser, %d skipped; %d distinct copies (header X-Bench-Copy: N), %.1f MB, written in %s (not timed)\n",
 		cfg.corpus, len(seeds), len(skipped), len(w.msgs), float64(w.bytes)/1e6, time.Since(start).Round(time.Millisecond))
-	fmt.Fprintf(out, "import: archive.Importer with its defaults (as `mailledger import`); SMTP: %d clients (go-smtp), one connection each, every 250 awaited, STARTTLS off\n\n", cfg.clients)
+	fmt.Fprintf(out, "import: archive.Importer with its defaults (as `mailledger import`); SMTP: %d clients (%s), one connection each, every 250 awaited, STARTTLS off\n\n", cfg.clients, cfg.client)
 	return w, nil
 }
 
