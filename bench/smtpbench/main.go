@@ -52,7 +52,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.clients, "clients", 8, "concurrent SMTP clients, one connection each (the receiver takes 50 from one address)")
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the message files, the stores and the SQLite files")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
-	fs.StringVar(&c.client, "client", clientPipelined, "how the clients send: pipelined (as Postfix does: MAIL, RCPT and DATA in one write, the message dot-stuffed before the run) or go-smtp (go-smtp's client: a reply awaited per command, dot-stuffing while sending)")
+	fs.StringVar(&c.client, "client", clientGoSMTP, "how the clients send: go-smtp (go-smtp's client: a reply awaited per command, dot-stuffing while sending) or pipelined (as Postfix does: MAIL, RCPT and DATA in one write, the message dot-stuffed before the run)")
 	fs.BoolVar(&c.keepFiles, "keep-files", false, benchenv.KeepFilesUsage)
 	fs.BoolVar(&c.strict, "strict", os.Getenv("CI") == "true", "fail instead of skipping an unreachable server")
 	if err := fs.Parse(args); err != nil {

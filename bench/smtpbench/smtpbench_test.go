@@ -24,7 +24,7 @@ func TestParseFlags(t *testing.T) {
 	assert.Equal(t, 2000, cfg.messages)
 	assert.Equal(t, 8, cfg.clients)
 	assert.Equal(t, []database.Dialect{database.SQLite, database.Postgres}, cfg.dialects)
-	assert.Equal(t, clientPipelined, cfg.client)
+	assert.Equal(t, clientGoSMTP, cfg.client)
 	for _, bad := range [][]string{{"-messages", "0"}, {"-clients", "0"}, {"-dialects", "oracle"}, {"-client", "telnet"}, {"-no-such-flag"}} {
 		_, err := parseFlags(bad, io.Discard)
 		assert.Error(t, err, "%v", bad)
