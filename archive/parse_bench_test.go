@@ -11,14 +11,7 @@ import (
 // BenchmarkParseCorpus parses every corpus file once per iteration and reports the cost
 // per message (files that are not messages included: they are part of an import too).
 func BenchmarkParseCorpus(b *testing.B) {
-	var raws [][]byte
-	for _, path := range archivetest.CorpusFiles(b) {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		raws = append(raws, raw)
-	}
+	raws := corpusRaws(b)
 	p := archive.NewParser("X-Spam-Flag: YES")
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -28,6 +21,19 @@ func BenchmarkParseCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(raws)), "ns/message")
+}
+
+// corpusRaws reads every corpus file.
+func corpusRaws(b *testing.B) [][]byte {
+	var raws [][]byte
+	for _, path := range archivetest.CorpusFiles(b) {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		raws = append(raws, raw)
+	}
+	return raws
 }
 
 // BenchmarkParseHostile parses the hostile messages of TestParseBounds: a MIME bomb of
@@ -58,14 +64,7 @@ func BenchmarkParseHostile(b *testing.B) {
 // BenchmarkSealCorpus compresses and encrypts every corpus file once per iteration (what
 // the import does to each message after parsing it) and reports the cost per message.
 func BenchmarkSealCorpus(b *testing.B) {
-	var raws [][]byte
-	for _, path := range archivetest.CorpusFiles(b) {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		raws = append(raws, raw)
-	}
+	raws := corpusRaws(b)
 	keys, err := archive.LoadOrCreateKeyring(b.TempDir())
 	if err != nil {
 		b.Fatal(err)

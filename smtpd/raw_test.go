@@ -60,6 +60,29 @@ func (c *rawClient) cmd(line string, want int) string {
 	return text
 }
 
+// dialEHLO dials the receiver, reads its greeting and says EHLO.
+func dialEHLO(t *testing.T, addr string) *rawClient {
+	t.Helper()
+	c := dialRaw(t, addr)
+	c.reply()
+	c.cmd("EHLO raw.test", 250)
+	return c
+}
+
+// envelope sends MAIL and RCPT for a message from alice to bob.
+func (c *rawClient) envelope() {
+	c.t.Helper()
+	c.cmd("MAIL FROM:<alice@sender.test>", 250)
+	c.cmd("RCPT TO:<bob@example.test>", 250)
+}
+
+// startData sends the envelope and DATA, whose 354 it requires.
+func (c *rawClient) startData() {
+	c.t.Helper()
+	c.envelope()
+	c.cmd("DATA", 354)
+}
+
 func TestBDATChunksAreArchivedAsOneMessage(t *testing.T) {
 	t.Parallel()
 	r := startReceiver(t, nil)
@@ -88,11 +111,8 @@ func TestBDATChunksAreArchivedAsOneMessage(t *testing.T) {
 func TestBDATOverTheSizeLimitGets552BeforeTheChunkIsKept(t *testing.T) {
 	t.Parallel()
 	r := startReceiver(t, map[string]string{"SMTP_MAX_MESSAGE_BYTES": "1000"})
-	c := dialRaw(t, r.addr())
-	c.reply()
-	c.cmd("EHLO raw.test", 250)
-	c.cmd("MAIL FROM:<alice@sender.test>", 250)
-	c.cmd("RCPT TO:<bob@example.test>", 250)
+	c := dialEHLO(t, r.addr())
+	c.envelope()
 	body := strings.Repeat(strings.Repeat("x", 98)+"\r\n", 20)
 	c.write(fmt.Sprintf("BDAT %d LAST\r\n%s", len(body), body))
 	code, text := c.reply()
@@ -138,12 +158,8 @@ func TestIdleConnectionIsClosedWith421(t *testing.T) {
 func TestStalledMessageIsCutAtTheIdleTimeout(t *testing.T) {
 	t.Parallel()
 	r := startReceiver(t, map[string]string{"SMTP_IDLE_TIMEOUT": "300ms"})
-	c := dialRaw(t, r.addr())
-	c.reply()
-	c.cmd("EHLO raw.test", 250)
-	c.cmd("MAIL FROM:<alice@sender.test>", 250)
-	c.cmd("RCPT TO:<bob@example.test>", 250)
-	c.cmd("DATA", 354)
+	c := dialEHLO(t, r.addr())
+	c.startData()
 	c.write("Subject: half\r\n") // and then nothing
 	_, err := c.text.ReadLine()
 	for err == nil { // go-smtp may answer before it closes
@@ -169,12 +185,8 @@ func TestConnectionsOverThePerIPLimitGet421(t *testing.T) {
 func TestTricklingMessageIsCutAtTheDataTimeout(t *testing.T) {
 	t.Parallel()
 	r := startReceiver(t, map[string]string{"SMTP_IDLE_TIMEOUT": "300ms", "SMTP_DATA_TIMEOUT": "1s"})
-	c := dialRaw(t, r.addr())
-	c.reply()
-	c.cmd("EHLO raw.test", 250)
-	c.cmd("MAIL FROM:<alice@sender.test>", 250)
-	c.cmd("RCPT TO:<bob@example.test>", 250)
-	c.cmd("DATA", 354)
+	c := dialEHLO(t, r.addr())
+	c.startData()
 	c.write("Subject: trickle\r\n\r\n")
 	start := time.Now()
 	stop := make(chan struct{})
@@ -209,9 +221,7 @@ func TestTricklingMessageIsCutAtTheDataTimeout(t *testing.T) {
 func TestMessagesAroundTheReadChunkReadBackWhole(t *testing.T) {
 	t.Parallel()
 	r := startReceiver(t, nil)
-	c := dialRaw(t, r.addr())
-	c.reply()
-	c.cmd("EHLO raw.test", 250)
+	c := dialEHLO(t, r.addr())
 	head := "From: alice@sender.test\r\nTo: bob@example.test\r\nSubject: size\r\n\r\n"
 	var want [][]byte
 	for i, size := range []int{0, 1, readChunk - len(head) - 2, readChunk - len(head), readChunk + 1, 3*readChunk + 17} {
@@ -223,9 +233,7 @@ func TestMessagesAroundTheReadChunkReadBackWhole(t *testing.T) {
 		if !strings.HasSuffix(msg, "\r\n") {
 			msg += "\r\n"
 		}
-		c.cmd("MAIL FROM:<alice@sender.test>", 250)
-		c.cmd("RCPT TO:<bob@example.test>", 250)
-		c.cmd("DATA", 354)
+		c.startData()
 		for rest := msg + ".\r\n"; rest != ""; {
 			n := min(len(rest), 1000)
 			c.write(rest[:n])
@@ -248,23 +256,15 @@ func TestConnectionDroppedInDataStoresNothing(t *testing.T) {
 	t.Parallel()
 	r := startReceiver(t, nil)
 	for _, size := range []int{100, readChunk, readChunk + 100} {
-		c := dialRaw(t, r.addr())
-		c.reply()
-		c.cmd("EHLO raw.test", 250)
-		c.cmd("MAIL FROM:<alice@sender.test>", 250)
-		c.cmd("RCPT TO:<bob@example.test>", 250)
-		c.cmd("DATA", 354)
+		c := dialEHLO(t, r.addr())
+		c.startData()
 		c.write("From: alice@sender.test\r\nSubject: cut\r\n\r\n" + strings.Repeat("x", size) + "\r\n")
 		require.NoError(t, c.conn.Close())
 	}
 	// A whole message after them: once it has its 250, the cut ones were read and refused
 	// long before (their connections closed first).
-	c := dialRaw(t, r.addr())
-	c.reply()
-	c.cmd("EHLO raw.test", 250)
-	c.cmd("MAIL FROM:<alice@sender.test>", 250)
-	c.cmd("RCPT TO:<bob@example.test>", 250)
-	c.cmd("DATA", 354)
+	c := dialEHLO(t, r.addr())
+	c.startData()
 	c.write("From: alice@sender.test\r\nSubject: whole\r\n\r\nwhole\r\n.\r\n")
 	code, text := c.reply()
 	require.Equal(t, 250, code, text)
