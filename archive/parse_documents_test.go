@@ -1,34 +1,18 @@
 package archive_test
 
 import (
-	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mailledger/mailledger/archive"
+	"github.com/mailledger/mailledger/archive/archivetest"
 )
-
-// withPDF is a message carrying the given PDF, its headers told apart by n.
-func withPDF(n int, pdf []byte) []byte {
-	b64 := base64.StdEncoding.EncodeToString(pdf)
-	var lines strings.Builder
-	for len(b64) > 76 {
-		lines.WriteString(b64[:76] + "\r\n")
-		b64 = b64[76:]
-	}
-	lines.WriteString(b64 + "\r\n")
-	return []byte(fmt.Sprintf("From: a@example.com\r\nTo: b%d@example.org\r\nSubject: figures %d\r\n"+
-		"Message-ID: <m%d@example.com>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n"+
-		"--b\r\nContent-Type: text/plain\r\n\r\nsee attached\r\n"+
-		"--b\r\nContent-Type: application/pdf; name=figures.pdf\r\nContent-Transfer-Encoding: base64\r\n\r\n%s--b--\r\n",
-		n, n, n, lines.String()))
-}
 
 // TestDocumentTextFromTheCacheIsTheDocumentsText: the parser reads a PDF met in several
 // messages once (its cache), and every message gets the same document words as a parser
@@ -41,7 +25,8 @@ func TestDocumentTextFromTheCacheIsTheDocumentsText(t *testing.T) {
 	uncached := archive.NewParser("")
 	uncached.Documents = nil
 	for n := range 4 {
-		raw := withPDF(n, pdf)
+		raw := archivetest.WithAttachment("a@example.com", fmt.Sprintf("b%d@example.org", n), "figures", "see attached",
+			"figures.pdf", pdf, time.Date(2026, 3, 1, 10, n, 0, 0, time.UTC))
 		a, err := cached.Parse(raw)
 		require.NoError(t, err)
 		b, err := uncached.Parse(raw)
