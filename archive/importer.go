@@ -151,10 +151,10 @@ func (im *Importer) maxBatchBytes() int {
 // and at most all of it (a message larger than the bound still goes through, alone).
 func (im *Importer) weight(size int) int64 { return min(max(int64(size), 1), im.maxQueued()) }
 
-// batchSize is BatchSize, or 200 when unset.
+// batchSize is BatchSize, or when unset the archive's ImportBatch.
 func (im *Importer) batchSize() int {
 	if im.BatchSize <= 0 {
-		return 200
+		return im.Archive.ImportBatch()
 	}
 	return im.BatchSize
 }
@@ -246,6 +246,20 @@ func (im *Importer) committers() int {
 		return im.Committers
 	}
 	return im.Archive.Committers()
+}
+
+// ImportBatch is how many messages an import commits in one transaction by default: 1,000
+// on SQLite, 200 elsewhere. SQLite's single writer is what bounds its import, and each of
+// its commits writes every page it changed to the WAL and copies it to the database file
+// after; a larger batch changes fewer pages a message (a domain's or an address's last
+// index page takes many of the batch's rows) and leaves its postings in one FTS5 segment
+// with migration 00030 (docs/performance.md, "SQLite: one segment a batch"). The MaxBatchBytes
+// bound still ends a batch of large messages sooner.
+func (a *Archive) ImportBatch() int {
+	if a.db.Dialect == database.SQLite {
+		return 1000
+	}
+	return 200
 }
 
 // Committers is how many commits of new messages are worth running at once on the

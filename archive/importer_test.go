@@ -53,6 +53,34 @@ func TestImportCorpus(t *testing.T) {
 	})
 }
 
+// TestImportDefaultBatchByDialect: an import left to its default commits 1,000 messages a
+// transaction on SQLite and 200 elsewhere (Archive.ImportBatch; docs/performance.md,
+// "SQLite: one segment a batch"). Progress is called once a batch.
+func TestImportDefaultBatchByDialect(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		f := newFixture(t, d)
+		dir := t.TempDir()
+		sent := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		const files = 1001
+		for i := range files {
+			raw := archivetest.Message("a@x.test", []string{"b@y.test"}, nil, "batch "+strconv.Itoa(i), "body\n", sent)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".eml"), raw, 0o600))
+		}
+		var calls, last int
+		im := &archive.Importer{Archive: f.arc, Workers: 2, Progress: func(done, _ int) { calls, last = calls+1, done }}
+		rep, err := im.Import(context.Background(), "default", []string{dir})
+		require.NoError(t, err)
+		assert.Equal(t, files, rep.Imported)
+		want := map[database.Dialect]int{database.SQLite: 1000}[d]
+		if want == 0 {
+			want = 200
+		}
+		assert.Equal(t, want, f.arc.ImportBatch())
+		assert.Equal(t, (files+want-1)/want, calls, "batches of %d", want)
+		assert.Equal(t, files, last)
+	})
+}
+
 func TestImportMboxAndMaildir(t *testing.T) {
 	f := newFixture(t, database.SQLite)
 	dir := t.TempDir()

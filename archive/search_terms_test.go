@@ -421,6 +421,37 @@ func TestSQLiteIndexMergesEightSegmentsALevel(t *testing.T) {
 	assert.Equal(t, len(ids), total)
 }
 
+// TestSQLiteIndexFlushesAtSixteenMiB: SQLite's FTS5 index holds up to 16 MiB of a
+// transaction's postings before it writes them out as a segment (migration 00030;
+// docs/performance.md, "SQLite: one segment a batch"), in a new archive and in one written
+// before the migration, and what a batch of many messages wrote is all found.
+func TestSQLiteIndexFlushesAtSixteenMiB(t *testing.T) {
+	ctx := context.Background()
+	hashsize := func(t *testing.T, db *database.DB) []int {
+		return dbtest.Column[int](t, db, `SELECT v FROM message_search_config WHERE k = 'hashsize'`)
+	}
+	arc, db := newSearchArchive(t, database.SQLite)
+	assert.Equal(t, []int{16 << 20}, hashsize(t, db), "a new archive")
+	require.NoError(t, migrations.DownTo(ctx, db, 29))
+	assert.Equal(t, []int{1 << 20}, hashsize(t, db), "the migration undone: FTS5's default")
+	require.NoError(t, migrations.Up(ctx, db))
+	assert.Equal(t, []int{16 << 20}, hashsize(t, db), "an archive written before the migration")
+
+	day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	var raws [][]byte
+	for i := range 300 {
+		raws = append(raws, archivetest.Message("a@x.test", []string{"b@y.test"}, nil,
+			fmt.Sprintf("lagoon q%d", i), "a long draft", day.Add(time.Duration(i)*time.Minute)))
+	}
+	res := commitRaw(t, arc, "default", raws...) // one transaction
+	for _, i := range []int{0, 150, 299} {
+		assert.Equal(t, []int64{res[i].ID}, searchIDs(t, arc, Query{Tenant: "default", Text: fmt.Sprintf("q%d", i)}))
+	}
+	_, total, err := arc.Search(ctx, Query{Tenant: "default", Text: "lagoon draft", Limit: 5})
+	require.NoError(t, err)
+	assert.Equal(t, 300, total)
+}
+
 // TestMySQLRemoveTermsReadsRanges: a DELETE of removeTerms with removeKeys long keys is
 // read as ranges of search_term's primary key, never as a scan of the table (MariaDB
 // falls back to a scan when the ranges outgrow range_optimizer_max_mem_size).

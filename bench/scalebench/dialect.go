@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/mailledger/mailledger/archive"
@@ -166,9 +167,16 @@ func (r *stepRunner) importStep(ctx context.Context, f stepFile, s *stepResult) 
 	av := startAutovacuum(ctx, r.db.DB)
 	rssKnown := resetPeakRSS()
 	heap := startHeapSampler(100 * time.Millisecond)
+	stopProfile, err := r.startStepProfile(s.step)
+	if err != nil {
+		return err
+	}
 	cpu, start := processCPU(), time.Now()
 	rep, err := r.im.Import(ctx, tenant, []string{f.path})
 	s.took, s.cpu = time.Since(start), processCPU()-cpu
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
 	avErr := av.Stop()
 	if sum := av.summary(); sum != "" {
 		fmt.Fprintf(r.cfg.log, "scalebench: %s step %d%s\n", r.db.Dialect, s.step, sum)
@@ -191,6 +199,26 @@ func (r *stepRunner) importStep(ctx context.Context, f stepFile, s *stepResult) 
 		return fmt.Errorf("%s; want imported %d, duplicates 0", rep.Summary(), f.to-f.from)
 	}
 	return nil
+}
+
+// startStepProfile starts the CPU profile of step's import when -cpuprofile-steps is
+// set; the function it returns stops it and closes the file.
+func (r *stepRunner) startStepProfile(step int) (stop func() error, err error) {
+	if r.cfg.stepProfiles == "" {
+		return func() error { return nil }, nil
+	}
+	if err := os.MkdirAll(r.cfg.stepProfiles, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(r.cfg.stepProfiles, fmt.Sprintf("%s-step%d.pprof", r.db.Dialect, step)))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
 }
 
 // upkeep gathers the planner statistics after a step (see statTables).

@@ -40,8 +40,12 @@ type config struct {
 	batch       int
 	tmpDir      string
 	cpuProfile  string
-	strict      bool
-	keep        bool
+	// stepProfiles, when set, is a folder for one CPU profile of each step's import
+	// (<dialect>-step<N>.pprof): where the time of a late step goes that an early one
+	// did not spend.
+	stepProfiles string
+	strict       bool
+	keep         bool
 	// inOrder dates the messages in the order they are imported (as mail arrives over
 	// SMTP) instead of at random over the five years.
 	inOrder bool
@@ -67,6 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.batch, "batch", 0, "archive.Importer BatchSize (0: its default)")
 	fs.IntVar(&c.committers, "committers", 0, "archive.Importer Committers, batches committed at once (0: its default, 2 on MySQL, 1 elsewhere)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.StringVar(&c.stepProfiles, "cpuprofile-steps", "", "write a CPU profile of each step's import into this folder (<dialect>-step<N>.pprof); not with -cpuprofile")
 	fs.StringVar(&c.tmpDir, "tmpdir", os.TempDir(), "directory for the mbox files, the message stores and the SQLite files")
 	fs.StringVar(&pg, "postgres", c.urls[database.Postgres], "PostgreSQL admin URL (a fresh database is created on it)")
 	fs.StringVar(&my, "mysql", c.urls[database.MySQL], "MySQL/MariaDB admin URL (a fresh database is created on it)")
@@ -96,6 +101,9 @@ func (c *config) validate() error {
 	}
 	if c.searchEvery < 1 || c.queries < 1 || c.assessRuns < 1 {
 		errs = append(errs, errors.New("-search-every, -queries and -assess-runs must be at least 1"))
+	}
+	if c.cpuProfile != "" && c.stepProfiles != "" {
+		errs = append(errs, errors.New("-cpuprofile and -cpuprofile-steps exclude each other (one CPU profile at a time)"))
 	}
 	if c.workers < 0 || c.batch < 0 || c.committers < 0 {
 		errs = append(errs, errors.New("-workers, -batch and -committers must not be negative"))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestParseFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"-messages", "0"}, {"-messages", "10", "-step", "11"}, {"-step", "0"}, {"-search-every", "0"},
 		{"-queries", "0"}, {"-clients", "1,x"}, {"-clients", "0"}, {"-dialects", "oracle"}, {"-workers", "-1"},
-		{"-no-such-flag"},
+		{"-no-such-flag"}, {"-cpuprofile", "run.pprof", "-cpuprofile-steps", "steps"},
 	} {
 		_, err := parseFlags(bad, io.Discard)
 		assert.Error(t, err, "%v", bad)
@@ -114,6 +115,25 @@ func TestTinyRunMatchesTheOracle(t *testing.T) {
 		}
 		assert.NotContains(t, out.String(), "search after step 1 ")
 	})
+}
+
+func TestStepProfilesOnePerStep(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "profiles")
+	cfg, err := parseFlags([]string{"-messages", "240", "-step", "120", "-search-every", "100", "-queries", "1",
+		"-clients", "1", "-assess-runs", "1", "-dialects", "sqlite", "-tmpdir", t.TempDir(), "-cpuprofile-steps", dir}, io.Discard)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), cfg, &out), out.String())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		info, err := e.Info()
+		require.NoError(t, err)
+		assert.Positive(t, info.Size(), "%s is a profile, not an empty file", e.Name())
+	}
+	assert.Equal(t, []string{"sqlite-step1.pprof", "sqlite-step2.pprof"}, names)
 }
 
 // serverURL is the admin URL the benchmark creates its database on.
