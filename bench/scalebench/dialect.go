@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"time"
 
 	"github.com/mailledger/mailledger/archive"
@@ -210,15 +209,7 @@ func (r *stepRunner) startStepProfile(step int) (stop func() error, err error) {
 	if err := os.MkdirAll(r.cfg.stepProfiles, 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.Create(filepath.Join(r.cfg.stepProfiles, fmt.Sprintf("%s-step%d.pprof", r.db.Dialect, step)))
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
+	return startCPUProfile(filepath.Join(r.cfg.stepProfiles, fmt.Sprintf("%s-step%d.pprof", r.db.Dialect, step)))
 }
 
 // upkeep gathers the planner statistics after a step (see statTables).

@@ -128,21 +128,30 @@ func (c *config) searchAfter(k, n int) bool { return (k+1)%c.searchEvery == 0 ||
 
 func main() { benchenv.Main("scalebench", parseFlags, run) }
 
+// startCPUProfile writes a CPU profile to path until the function it returns is called.
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
+}
+
 func run(ctx context.Context, cfg *config, out io.Writer) error {
 	if cfg.printQueries > 0 {
 		printQueries(out, newGenerator(), newWordSet(), cfg.queries, cfg.printQueries)
 		return nil
 	}
 	if cfg.cpuProfile != "" {
-		f, err := os.Create(cfg.cpuProfile)
+		stop, err := startCPUProfile(cfg.cpuProfile)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	started := time.Now()
 	fmt.Fprintf(out, "scalebench %s\nmachine: %s\ncommand: %s\n\n", started.UTC().Format(time.RFC3339), benchenv.Machine(), commandLine(cfg.args))
