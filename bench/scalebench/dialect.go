@@ -173,9 +173,7 @@ func (r *stepRunner) importStep(ctx context.Context, f stepFile, s *stepResult) 
 	cpu, start := processCPU(), time.Now()
 	rep, err := r.im.Import(ctx, tenant, []string{f.path})
 	s.took, s.cpu = time.Since(start), processCPU()-cpu
-	if perr := stopProfile(); err == nil {
-		err = perr
-	}
+	stopProfile()
 	avErr := av.Stop()
 	if sum := av.summary(); sum != "" {
 		fmt.Fprintf(r.cfg.log, "scalebench: %s step %d%s\n", r.db.Dialect, s.step, sum)
@@ -202,14 +200,14 @@ func (r *stepRunner) importStep(ctx context.Context, f stepFile, s *stepResult) 
 
 // startStepProfile starts the CPU profile of step's import when -cpuprofile-steps is
 // set; the function it returns stops it and closes the file.
-func (r *stepRunner) startStepProfile(step int) (stop func() error, err error) {
+func (r *stepRunner) startStepProfile(step int) (stop func(), err error) {
 	if r.cfg.stepProfiles == "" {
-		return func() error { return nil }, nil
+		return func() {}, nil
 	}
 	if err := os.MkdirAll(r.cfg.stepProfiles, 0o700); err != nil {
 		return nil, err
 	}
-	return startCPUProfile(filepath.Join(r.cfg.stepProfiles, fmt.Sprintf("%s-step%d.pprof", r.db.Dialect, step)))
+	return benchenv.StartCPUProfile(filepath.Join(r.cfg.stepProfiles, fmt.Sprintf("%s-step%d.pprof", r.db.Dialect, step)))
 }
 
 // upkeep gathers the planner statistics after a step (see statTables).

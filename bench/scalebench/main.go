@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -128,31 +127,16 @@ func (c *config) searchAfter(k, n int) bool { return (k+1)%c.searchEvery == 0 ||
 
 func main() { benchenv.Main("scalebench", parseFlags, run) }
 
-// startCPUProfile writes a CPU profile to path until the function it returns is called.
-func startCPUProfile(path string) (stop func() error, err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
-}
-
 func run(ctx context.Context, cfg *config, out io.Writer) error {
 	if cfg.printQueries > 0 {
 		printQueries(out, newGenerator(), newWordSet(), cfg.queries, cfg.printQueries)
 		return nil
 	}
-	if cfg.cpuProfile != "" {
-		stop, err := startCPUProfile(cfg.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	stopProfile, err := benchenv.StartCPUProfile(cfg.cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	started := time.Now()
 	fmt.Fprintf(out, "scalebench %s\nmachine: %s\ncommand: %s\n\n", started.UTC().Format(time.RFC3339), benchenv.Machine(), commandLine(cfg.args))
 	work, err := os.MkdirTemp(cfg.tmpDir, "scalebench-")
