@@ -130,6 +130,17 @@ func (a *Archive) Prepare(in Incoming) (*Prepared, error) {
 	return &Prepared{In: in, Msg: msg, Sealed: sealed}, nil
 }
 
+// release drops what Commit does not read (the original bytes, sealed now; the decoded
+// attachments, digested now; the body text, in Terms now), so that the messages an import
+// holds between parsing and their commit cost their rows and sealed file alone.
+func (p *Prepared) release() {
+	p.In.Raw = nil
+	p.Msg.Text = ""
+	for i := range p.Msg.Attachments {
+		p.Msg.Attachments[i].Content = nil
+	}
+}
+
 func (m *Parsed) addEnvelope(rcpts []string) {
 	m.Envelope = appendAddresses(m.Envelope, rcpts...)
 	if len(rcpts) > 0 {

@@ -116,6 +116,9 @@ func (im *Importer) prepareAll(ctx context.Context, tenant string, in <-chan sou
 				r := prepResult{source: s.name, size: len(s.raw), err: s.err, countsFile: s.countsFile}
 				if r.err == nil {
 					r.p, r.err = im.Archive.Prepare(Incoming{Tenant: tenant, Raw: s.raw, Arrived: now(), Source: s.name})
+					if r.err == nil {
+						r.p.release()
+					}
 				}
 				select {
 				case out <- r:
@@ -344,7 +347,7 @@ func record(rep *ImportReport, batch []*Prepared, res []Result) {
 			continue
 		}
 		rep.Imported++
-		rep.Bytes += int64(len(batch[i].In.Raw))
+		rep.Bytes += int64(batch[i].Msg.Size)
 		rep.IDs = append(rep.IDs, r.ID)
 	}
 }

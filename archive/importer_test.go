@@ -3,6 +3,7 @@ package archive_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -197,5 +198,53 @@ func TestCommittersByDatabase(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
 		want := map[database.Dialect]int{database.SQLite: 1, database.Postgres: 1, database.MySQL: 2}[d]
 		assert.Equal(t, want, newFixture(t, d).arc.Committers())
+	})
+}
+
+// TestImportKeepsWhatItReleases: between parsing and its commit an import keeps only what
+// the commit reads (Prepared.release drops the original bytes, the body text and the decoded
+// attachments). Each message still reads back byte for byte, its attachment whole, its
+// words searchable, and the report counts the bytes of the files.
+func TestImportKeepsWhatItReleases(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, d database.Dialect) {
+		f := newFixture(t, d)
+		ctx := context.Background()
+		dir := t.TempDir()
+		raws := map[string][]byte{}
+		var total int64
+		for i := range 5 {
+			word := "releaseword" + strconv.Itoa(i)
+			content := strings.Repeat(word+" attachment line\n", 40)
+			raw := []byte("From: a@x.test\r\nTo: b@y.test\r\nSubject: kept " + word + "\r\nMIME-Version: 1.0\r\n" +
+				"Content-Type: multipart/mixed; boundary=\"B\"\r\n\r\n--B\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nbody of " + word + "\r\n" +
+				"--B\r\nContent-Type: text/plain\r\nContent-Disposition: attachment; filename=\"" + word + ".txt\"\r\n" +
+				"Content-Transfer-Encoding: base64\r\n\r\n" + wrap(base64.StdEncoding.EncodeToString([]byte(content)), 76, "\r\n") + "\r\n--B--\r\n")
+			require.NoError(t, os.WriteFile(filepath.Join(dir, word+".eml"), raw, 0o600))
+			raws[word] = raw
+			total += int64(len(raw))
+		}
+		rep, err := (&archive.Importer{Archive: f.arc, Workers: 2, BatchSize: 2}).Import(ctx, "default", []string{dir})
+		require.NoError(t, err)
+		require.Equal(t, 5, rep.Imported)
+		assert.Equal(t, total, rep.Bytes)
+		for word, raw := range raws {
+			msgs, _, err := f.arc.Search(ctx, archive.Query{Tenant: "default", Text: word})
+			require.NoError(t, err)
+			require.Len(t, msgs, 1, word)
+			id := msgs[0].ID
+			got, err := f.arc.Raw(ctx, "default", id)
+			require.NoError(t, err)
+			assert.Equal(t, raw, got)
+			body, err := f.arc.Body(ctx, "default", id, "")
+			require.NoError(t, err)
+			assert.Equal(t, "body of "+word, strings.TrimSpace(body.Text))
+			require.Len(t, body.Attachments, 1)
+			att, err := f.arc.Attachment(ctx, "default", id, "", 1)
+			require.NoError(t, err)
+			want := strings.Repeat(word+" attachment line\n", 40)
+			assert.Equal(t, want, string(att.Content))
+			assert.Equal(t, len(want), body.Attachments[0].Size)
+			assert.Equal(t, sha256.Sum256([]byte(want)), body.Attachments[0].Digest)
+		}
 	})
 }
