@@ -3,7 +3,6 @@ package archive_test
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -215,10 +214,8 @@ func TestImportKeepsWhatItReleases(t *testing.T) {
 		for i := range 5 {
 			word := "releaseword" + strconv.Itoa(i)
 			content := strings.Repeat(word+" attachment line\n", 40)
-			raw := []byte("From: a@x.test\r\nTo: b@y.test\r\nSubject: kept " + word + "\r\nMIME-Version: 1.0\r\n" +
-				"Content-Type: multipart/mixed; boundary=\"B\"\r\n\r\n--B\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nbody of " + word + "\r\n" +
-				"--B\r\nContent-Type: text/plain\r\nContent-Disposition: attachment; filename=\"" + word + ".txt\"\r\n" +
-				"Content-Transfer-Encoding: base64\r\n\r\n" + wrap(base64.StdEncoding.EncodeToString([]byte(content)), 76, "\r\n") + "\r\n--B--\r\n")
+			sent := time.Date(2026, 1, 2, 3, 4, i, 0, time.UTC)
+			raw := archivetest.WithAttachment("a@x.test", "b@y.test", "kept "+word, "body of "+word, word+".txt", []byte(content), sent)
 			require.NoError(t, os.WriteFile(filepath.Join(dir, word+".eml"), raw, 0o600))
 			raws[word] = raw
 			total += int64(len(raw))
